@@ -1,0 +1,143 @@
+// Package provider implements the virtxml/libvirt provider: its configuration
+// and the resources and data sources it serves.
+package provider
+
+import (
+	"context"
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+)
+
+// DefaultURI is used when neither the uri attribute nor LIBVIRT_DEFAULT_URI is set.
+const DefaultURI = "qemu:///system"
+
+var _ provider.Provider = (*libvirtProvider)(nil)
+
+// registry of resource and data source constructors; each resource file adds
+// itself in init so that resources are independent of this file.
+var (
+	registryMu  sync.Mutex
+	resources   = map[string]func() resource.Resource{}
+	dataSources = map[string]func() datasource.DataSource{}
+)
+
+func registerResource(typeName string, f func() resource.Resource) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	resources[typeName] = f
+}
+
+func registerDataSource(typeName string, f func() datasource.DataSource) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	dataSources[typeName] = f
+}
+
+type libvirtProvider struct {
+	version string
+}
+
+// New returns the provider factory used by main and by acceptance tests.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider { return &libvirtProvider{version: version} }
+}
+
+type providerModel struct {
+	URI types.String `tfsdk:"uri"`
+}
+
+func (p *libvirtProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "libvirt"
+	resp.Version = p.version
+}
+
+func (p *libvirtProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = providerSchema()
+}
+
+func providerSchema() schema.Schema {
+	return schema.Schema{
+		Description: "Manages libvirt domains, storage pools and volumes, networks and cloud-init disks through libvirtd's RPC protocol.",
+		Attributes: map[string]schema.Attribute{
+			"uri": schema.StringAttribute{
+				Optional: true,
+				Description: "libvirt connection URI, for example qemu:///system, qemu:///session, test:///default, " +
+					"qemu+ssh://user@host:22/system?keyfile=...&known_hosts=..., qemu+tcp://host/system, qemu+tls://host/system?pkipath=..., " +
+					"or any of these with ?socket=/path to name the remote socket. " +
+					"Defaults to LIBVIRT_DEFAULT_URI, else " + DefaultURI + ". SSH host keys are verified against known_hosts unless no_verify=1.",
+			},
+		},
+	}
+}
+
+// Configure builds the connection client. The connection itself is opened on
+// first use, so a uri unknown at plan time (computed from another resource)
+// does not fail the plan.
+func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if cfg.URI.IsUnknown() {
+		// Plan with a computed URI: resources plan without talking to libvirt.
+		return
+	}
+	uri := cfg.URI.ValueString()
+	if uri == "" {
+		uri = os.Getenv("LIBVIRT_DEFAULT_URI")
+	}
+	if uri == "" {
+		uri = DefaultURI
+	}
+	client, err := libvirtconn.New(uri)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("uri"), "Invalid libvirt URI", err.Error())
+		return
+	}
+	for _, w := range client.Warnings() {
+		resp.Diagnostics.AddAttributeWarning(path.Root("uri"), w.Summary, w.Detail)
+	}
+	resp.ResourceData = client
+	resp.DataSourceData = client
+}
+
+func (p *libvirtProvider) Resources(context.Context) []func() resource.Resource {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	names := make([]string, 0, len(resources))
+	for n := range resources {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]func() resource.Resource, 0, len(names))
+	for _, n := range names {
+		out = append(out, resources[n])
+	}
+	return out
+}
+
+func (p *libvirtProvider) DataSources(context.Context) []func() datasource.DataSource {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	names := make([]string, 0, len(dataSources))
+	for n := range dataSources {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]func() datasource.DataSource, 0, len(names))
+	for _, n := range names {
+		out = append(out, dataSources[n])
+	}
+	return out
+}
