@@ -1,0 +1,57 @@
+package provider
+
+import (
+	"os"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+)
+
+// testAccProtoV6ProviderFactories runs the provider in-process for acceptance
+// tests (resource.Test with TF_ACC=1).
+var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"libvirt": providerserver.NewProtocol6WithError(New("test")()),
+}
+
+// testAccURI is the libvirt URI acceptance tests connect to.
+func testAccURI() string {
+	if u := os.Getenv("LIBVIRT_TEST_URI"); u != "" {
+		return u
+	}
+	return "qemu:///system"
+}
+
+// testAccPool is the directory storage pool the test environment creates.
+func testAccPool() string {
+	if p := os.Getenv("LIBVIRT_TEST_POOL"); p != "" {
+		return p
+	}
+	return "tfacc"
+}
+
+// testAccDomainType is the domain type test guests use: qemu (TCG) unless the
+// test environment found working KVM.
+func testAccDomainType() string {
+	if t := os.Getenv("LIBVIRT_TEST_DOMAIN_TYPE"); t != "" {
+		return t
+	}
+	return "qemu"
+}
+
+// testAccPreCheck fails acceptance tests early when the environment is missing.
+func testAccPreCheck(t *testing.T) {
+	t.Helper()
+	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
+		t.Fatal("TF_ACC_TERRAFORM_PATH must point at the tofu binary (scripts/testenv.sh prints the exports)")
+	}
+}
+
+// testAccProviderConfig is the provider block every acceptance configuration starts with.
+func testAccProviderConfig() string {
+	return `
+provider "libvirt" {
+  uri = "` + testAccURI() + `"
+}
+`
+}
