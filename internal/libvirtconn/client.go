@@ -4,19 +4,43 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/digitalocean/go-libvirt"
-	"github.com/digitalocean/go-libvirt/socket/dialers"
+	"github.com/digitalocean/go-libvirt/socket"
 )
+
+// Timeouts of the connection machinery.
+const (
+	// dialTimeout bounds one dial (TCP connect, SSH/TLS handshake).
+	dialTimeout = 20 * time.Second
+	// reconnectWait is how long a broken connection's re-dial keeps trying
+	// while the daemon socket is missing or refusing (libvirtd restarting).
+	reconnectWait = 15 * time.Second
+	// breakDetectWait is how long Do waits for go-libvirt to notice that
+	// a transport error closed the connection.
+	breakDetectWait = 2 * time.Second
+)
+
+// LocalHost is what Host returns for local-socket URIs: QEMU's default
+// vnc_listen/spice_listen address, so console URLs work without name
+// resolution (and without "localhost" resolving to ::1).
+const LocalHost = "127.0.0.1"
 
 // Client is the shared, lazily opened connection of one configured provider.
 // It is safe for concurrent use by all resources.
 type Client struct {
-	uri string
+	ep *Endpoint
 
 	mu   sync.Mutex
 	virt *libvirt.Libvirt
+
+	// dial is replaceable in tests.
+	dial func() socket.Dialer
 }
 
 // Warning is a condition the user should see on every run (for example host
@@ -28,14 +52,69 @@ type Warning struct {
 
 // New validates uri and returns a Client for it; nothing is dialed until first use.
 func New(uri string) (*Client, error) {
-	return &Client{uri: uri}, nil
+	ep, err := ParseURI(uri)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{ep: ep}
+	c.dial = c.dialer
+	return c, nil
 }
 
+// Endpoint is the parsed URI.
+func (c *Client) Endpoint() Endpoint { return *c.ep }
+
 // Warnings lists the conditions of this URI the user must be told about.
-func (c *Client) Warnings() []Warning { return nil }
+func (c *Client) Warnings() []Warning {
+	var w []Warning
+	if c.ep.NoVerify {
+		switch c.ep.Transport {
+		case TransportSSH:
+			w = append(w, Warning{
+				Summary: "SSH host key checking is OFF (no_verify=1)",
+				Detail: fmt.Sprintf("The libvirt URI %s disables SSH host key verification: anyone able to intercept the connection to %s can impersonate the host and take over the hypervisor. "+
+					"Trust the host key instead (ssh-keyscan -p %s %s >> %s) and remove no_verify.", c.ep.Raw, c.ep.Hostname, c.ep.Port, c.ep.Hostname, c.ep.KnownHosts),
+			})
+		case TransportTLS:
+			w = append(w, Warning{
+				Summary: "TLS server certificate checking is OFF (no_verify=1)",
+				Detail:  fmt.Sprintf("The libvirt URI %s does not verify libvirtd's certificate on %s: the connection can be intercepted. Remove no_verify once the server certificate is signed by the CA in cacert.pem.", c.ep.Raw, c.ep.Hostname),
+			})
+		}
+	}
+	if c.ep.Transport == TransportTCP {
+		w = append(w, Warning{
+			Summary: "libvirt connection is unencrypted (tcp transport)",
+			Detail:  fmt.Sprintf("The libvirt URI %s sends everything, including secrets, in clear text to %s. Use %s+tls:// or %s+ssh:// outside of trusted networks.", c.ep.Raw, c.ep.Hostname, c.ep.Driver, c.ep.Driver),
+		})
+	}
+	return w
+}
 
 // URI is the libvirt URI the client connects to.
-func (c *Client) URI() string { return c.uri }
+func (c *Client) URI() string { return c.ep.Raw }
+
+// Host is the host name of the connection, for console URLs such as
+// vnc://HOST:5900: the URI's host for remote transports, LocalHost
+// ("127.0.0.1") for local sockets.
+func (c *Client) Host() string {
+	if c.ep.Transport == TransportUnix {
+		return LocalHost
+	}
+	return c.ep.Hostname
+}
+
+func (c *Client) dialer() socket.Dialer {
+	switch c.ep.Transport {
+	case TransportSSH:
+		return &sshDialer{ep: c.ep, timeout: dialTimeout}
+	case TransportTCP:
+		return &tcpDialer{ep: c.ep, timeout: dialTimeout}
+	case TransportTLS:
+		return &tlsDialer{ep: c.ep, timeout: dialTimeout}
+	}
+	return &localDialer{socket: c.ep.Socket, fromURI: c.ep.SocketFromURI, timeout: dialTimeout}
+}
 
 // Libvirt returns the open connection, dialing it on first use and again when
 // the previous one broke.
@@ -45,46 +124,138 @@ func (c *Client) Libvirt(ctx context.Context) (*libvirt.Libvirt, error) {
 	if c.virt != nil && c.virt.IsConnected() {
 		return c.virt, nil
 	}
-	l := libvirt.NewWithDialer(dialers.NewLocal())
-	if err := l.ConnectToURI(libvirt.ConnectURI(c.uri)); err != nil {
-		return nil, fmt.Errorf("connecting to %s: %w", c.uri, err)
+	return c.connectLocked(ctx, false)
+}
+
+// connectLocked dials a new connection; with wait it keeps retrying while
+// the daemon is (re)starting. c.mu must be held.
+func (c *Client) connectLocked(ctx context.Context, wait bool) (*libvirt.Libvirt, error) {
+	deadline := time.Now().Add(reconnectWait)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("connecting to libvirt at %s: %w", c.ep.Raw, err)
+		}
+		l, err := c.open()
+		if err == nil {
+			c.virt = l
+			return l, nil
+		}
+		if !wait || !daemonStarting(err) || time.Now().After(deadline) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (%v)", err, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
-	c.virt = l
-	return l, nil
+}
+
+// recordingDialer remembers the dialer's error so that it can be told from
+// errors of the RPC handshake that follows.
+type recordingDialer struct {
+	socket.Dialer
+	err error
+}
+
+func (r *recordingDialer) Dial() (net.Conn, error) {
+	conn, err := r.Dialer.Dial()
+	r.err = err
+	return conn, err
+}
+
+func (c *Client) open() (*libvirt.Libvirt, error) {
+	d := &recordingDialer{Dialer: c.dial()}
+	l := libvirt.NewWithDialer(d)
+	err := l.ConnectToURI(libvirt.ConnectURI(c.ep.Name))
+	if err == nil {
+		return l, nil
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("connecting to libvirt at %s: %w", c.ep.Raw, d.err)
+	}
+	return nil, fmt.Errorf("connecting to libvirt at %s: %w", c.ep.Raw, openError(c.ep.Name, err))
 }
 
 // Do runs op on the connection. When op fails because the connection broke
-// (libvirtd restarted), it reconnects and runs op once more.
+// (libvirtd restarted, SSH dropped), it reconnects once and runs op again;
+// errors libvirtd itself returned are never retried. The error is wrapped
+// into *Error when it came from libvirtd.
 func (c *Client) Do(ctx context.Context, op func(*libvirt.Libvirt) error) error {
 	l, err := c.Libvirt(ctx)
 	if err != nil {
 		return err
 	}
 	err = op(l)
-	if err != nil && !l.IsConnected() {
-		if l, err2 := c.Libvirt(ctx); err2 == nil {
-			return op(l)
-		}
+	if err == nil {
+		return nil
 	}
+	if !connectionBroke(l, err) {
+		return WrapError(err)
+	}
+	l2, rerr := c.reconnect(ctx, l)
+	if rerr != nil {
+		return fmt.Errorf("the connection to libvirtd broke (%v) and reconnecting failed: %w", err, rerr)
+	}
+	return WrapError(op(l2))
+}
+
+// reconnect replaces broken (unless another goroutine already did).
+func (c *Client) reconnect(ctx context.Context, broken *libvirt.Libvirt) (*libvirt.Libvirt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.virt != nil && c.virt != broken && c.virt.IsConnected() {
+		return c.virt, nil
+	}
+	if broken.IsConnected() {
+		// The transport failed but go-libvirt has not closed it yet.
+		_ = broken.Disconnect()
+	}
+	return c.connectLocked(ctx, true)
+}
+
+// Close ends the connection (a later call dials again).
+func (c *Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.virt == nil || !c.virt.IsConnected() {
+		return nil
+	}
+	err := c.virt.Disconnect()
+	c.virt = nil
 	return err
 }
 
-// ErrNotFound is matched (errors.Is) by every libvirt error that says the
-// object does not exist: Read removes such an object from state, Delete
-// ignores it.
-var ErrNotFound = errors.New("libvirt object not found")
-
-// IsNotFound reports whether err says the libvirt object does not exist.
-func IsNotFound(err error) bool {
-	if errors.Is(err, ErrNotFound) {
-		return true
-	}
+// connectionBroke reports whether err means the transport went away rather
+// than libvirtd answering with an error.
+func connectionBroke(l *libvirt.Libvirt, err error) bool {
 	var le libvirt.Error
 	if errors.As(err, &le) {
-		switch libvirt.ErrorNumber(le.Code) {
-		case libvirt.ErrNoDomain, libvirt.ErrNoNetwork, libvirt.ErrNoStoragePool, libvirt.ErrNoStorageVol:
-			return true
-		}
+		return false
 	}
-	return false
+	if !l.IsConnected() {
+		return true
+	}
+	if !transportError(err) {
+		return false
+	}
+	select {
+	case <-l.Disconnected():
+		return true
+	case <-time.After(breakDetectWait):
+		return false
+	}
+}
+
+func transportError(err error) bool {
+	return errors.Is(err, libvirt.ErrInterrupted) || errors.Is(err, syscall.EINVAL) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, net.ErrClosed)
+}
+
+// daemonStarting reports whether a dial error means "nobody is listening
+// yet", worth retrying while libvirtd restarts.
+func daemonStarting(err error) bool {
+	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 }
