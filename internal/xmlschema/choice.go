@@ -1,0 +1,177 @@
+package xmlschema
+
+import (
+	"bytes"
+	"encoding/xml"
+	"reflect"
+)
+
+var xmlMarshalerType = reflect.TypeOf((*xml.Marshaler)(nil)).Elem()
+
+// choiceTemplate records, for a struct type whose MarshalXML writes a "type"
+// attribute that no field holds, which member (a field path of up to two
+// pointer hops) produces which type value. It is discovered by marshalling,
+// not written by hand, so it follows libvirtxml exactly.
+type choiceTemplate struct {
+	members []templateMember
+}
+
+type templateMember struct {
+	value string
+	path  []int
+}
+
+// addChoice adds the derived "type" attribute to object or list node n of
+// struct type t when t has one.
+func (b *builder) addChoice(n *node, t reflect.Type) {
+	tmpl := b.choiceFor(t)
+	if tmpl == nil {
+		return
+	}
+	for _, c := range n.children {
+		if c.name == "type" {
+			return
+		}
+	}
+	ch := &choice{}
+	for _, m := range tmpl.members {
+		path, ok := resolvePath(n.children, m.path)
+		if !ok {
+			continue // the member was skipped by policy or depth
+		}
+		ch.members = append(ch.members, choiceMember{value: m.value, path: path})
+		last := path[len(path)-1]
+		if len(path) == 1 {
+			last.xmlPath = n.xmlPath[:len(n.xmlPath)-1] + " type='" + m.value + "'>"
+		}
+	}
+	if len(ch.members) == 0 {
+		return
+	}
+	desc := n.xmlPath[:len(n.xmlPath)-1] + " type=...>"
+	tn := &node{name: "type", xmlPath: desc, kind: kindString, choice: ch, omitEmpty: true, goType: reflect.TypeOf("")}
+	n.children = insertSorted(n.children, tn)
+}
+
+func insertSorted(nodes []*node, n *node) []*node {
+	i := 0
+	for i < len(nodes) && nodes[i].name < n.name {
+		i++
+	}
+	nodes = append(nodes, nil)
+	copy(nodes[i+1:], nodes[i:])
+	nodes[i] = n
+	return nodes
+}
+
+// resolvePath maps Go field indices to the object nodes that read them.
+func resolvePath(children []*node, idx []int) ([]*node, bool) {
+	var out []*node
+	for _, i := range idx {
+		var found *node
+		for _, c := range children {
+			if c.kind == kindObject && len(c.steps) == 1 && c.steps[0].index == i {
+				found = c
+				break
+			}
+		}
+		if found == nil {
+			return nil, false
+		}
+		out = append(out, found)
+		children = found.children
+	}
+	return out, true
+}
+
+func (b *builder) choiceFor(t reflect.Type) *choiceTemplate {
+	if tmpl, ok := b.choices[t]; ok {
+		return tmpl
+	}
+	tmpl := detectChoice(t)
+	b.choices[t] = tmpl
+	return tmpl
+}
+
+func detectChoice(t reflect.Type) *choiceTemplate {
+	if !reflect.PointerTo(t).Implements(xmlMarshalerType) {
+		return nil
+	}
+	for i := 0; i < t.NumField(); i++ {
+		tag := parseTag(t.Field(i))
+		if tag.attr && tag.name == "type" {
+			return nil
+		}
+	}
+	base := typeAttrOf(reflect.New(t))
+	tmpl := &choiceTemplate{}
+	seen := map[string]bool{}
+	try := func(path []int) {
+		v := reflect.New(t)
+		if !setPath(v.Elem(), path) {
+			return
+		}
+		typ := typeAttrOf(v)
+		if typ != "" && typ != base && !seen[typ] {
+			seen[typ] = true
+			tmpl.members = append(tmpl.members, templateMember{value: typ, path: append([]int(nil), path...)})
+		}
+	}
+	for i := 0; i < t.NumField(); i++ {
+		ft, ok := structOf(t.Field(i).Type)
+		if !ok || t.Field(i).Type.Kind() != reflect.Pointer {
+			continue
+		}
+		try([]int{i})
+		for j := 0; j < ft.NumField(); j++ {
+			if _, ok := structOf(ft.Field(j).Type); ok && ft.Field(j).Type.Kind() == reflect.Pointer {
+				try([]int{i, j})
+			}
+		}
+	}
+	if len(tmpl.members) == 0 {
+		return nil
+	}
+	return tmpl
+}
+
+// setPath allocates the pointer fields along path.
+func setPath(v reflect.Value, path []int) bool {
+	for _, i := range path {
+		f := v.Field(i)
+		if f.Kind() != reflect.Pointer || !f.CanSet() {
+			return false
+		}
+		f.Set(reflect.New(f.Type().Elem()))
+		v = f.Elem()
+	}
+	return true
+}
+
+// typeAttrOf marshals v and returns the root element's type attribute.
+func typeAttrOf(v reflect.Value) (typ string) {
+	defer func() {
+		if recover() != nil {
+			typ = ""
+		}
+	}()
+	data, err := xml.Marshal(v.Interface())
+	if err != nil {
+		return ""
+	}
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			for _, a := range se.Attr {
+				if a.Name.Local == "type" {
+					return a.Value
+				}
+			}
+			return ""
+		}
+	}
+}

@@ -1,0 +1,345 @@
+package xmlschema
+
+import (
+	"fmt"
+	"math/big"
+	"reflect"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// ToValues converts a document into the values of its top-level attributes.
+func (m *Model[T]) ToValues(doc *T) map[string]tftypes.Value {
+	out := make(map[string]tftypes.Value, len(m.root.children))
+	rv := reflect.ValueOf(doc).Elem()
+	for _, c := range m.root.children {
+		out[c.name] = c.toValue(rv)
+	}
+	return out
+}
+
+// ToObject converts a document into one object value holding just the tree.
+func (m *Model[T]) ToObject(doc *T) tftypes.Value {
+	if doc == nil {
+		return tftypes.NewValue(m.root.tfType, nil)
+	}
+	return tftypes.NewValue(m.root.tfType, m.ToValues(doc))
+}
+
+// FromValues builds a document from the values of its top-level attributes.
+// Attributes missing from vals are left unset. Errors name the attribute path.
+func (m *Model[T]) FromValues(vals map[string]tftypes.Value) (*T, error) {
+	doc := new(T)
+	rv := reflect.ValueOf(doc).Elem()
+	p := &pathStack{}
+	for _, c := range m.root.children {
+		v, ok := vals[c.name]
+		if !ok {
+			continue
+		}
+		p.push(c.name)
+		if err := c.fromValue(rv, v, p); err != nil {
+			return nil, err
+		}
+		p.pop()
+	}
+	if err := m.root.resolveChoices(rv, vals, p); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// get follows n's steps from the enclosing struct value.
+func (n *node) get(parent reflect.Value) (reflect.Value, bool) {
+	v := parent
+	for _, s := range n.steps {
+		v = v.Field(s.index)
+		if s.ptr {
+			if v.IsNil() {
+				return v, false
+			}
+			v = v.Elem()
+		}
+	}
+	return v, true
+}
+
+// ensure follows n's steps, allocating nil pointers, and returns the settable value.
+func (n *node) ensure(parent reflect.Value) reflect.Value {
+	v := parent
+	for _, s := range n.steps {
+		v = v.Field(s.index)
+		if s.ptr {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+	}
+	return v
+}
+
+func (n *node) null() tftypes.Value { return tftypes.NewValue(n.tfType, nil) }
+
+func (n *node) toValue(parent reflect.Value) tftypes.Value {
+	if n.choice != nil {
+		for _, m := range n.choice.members {
+			v, ok := parent, true
+			for _, pn := range m.path {
+				if v, ok = pn.get(v); !ok {
+					break
+				}
+			}
+			if ok {
+				return tftypes.NewValue(tftypes.String, m.value)
+			}
+		}
+		return n.null()
+	}
+	v, ok := n.get(parent)
+	if !ok {
+		return n.null()
+	}
+	switch n.kind {
+	case kindString:
+		s := v.String()
+		if s == "" && n.omitEmpty && n.steps[len(n.steps)-1].ptr == false {
+			return n.null()
+		}
+		return tftypes.NewValue(tftypes.String, s)
+	case kindInt:
+		isPtr := n.steps[len(n.steps)-1].ptr
+		var f *big.Float
+		switch v.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			if v.Int() == 0 && n.omitEmpty && !isPtr {
+				return n.null()
+			}
+			f = new(big.Float).SetInt64(v.Int())
+		default:
+			if v.Uint() == 0 && n.omitEmpty && !isPtr {
+				return n.null()
+			}
+			f = new(big.Float).SetUint64(v.Uint())
+		}
+		return tftypes.NewValue(tftypes.Number, f)
+	case kindStringList:
+		if v.Len() == 0 {
+			return n.null()
+		}
+		elems := make([]tftypes.Value, v.Len())
+		for i := range elems {
+			elems[i] = tftypes.NewValue(tftypes.String, v.Index(i).String())
+		}
+		return tftypes.NewValue(n.tfType, elems)
+	case kindObject:
+		return tftypes.NewValue(n.tfType, n.objectAttrs(v))
+	case kindList:
+		if v.Len() == 0 {
+			return n.null()
+		}
+		et := n.tfType.(tftypes.List).ElementType
+		elems := make([]tftypes.Value, v.Len())
+		for i := range elems {
+			elems[i] = tftypes.NewValue(et, n.objectAttrs(v.Index(i)))
+		}
+		return tftypes.NewValue(n.tfType, elems)
+	}
+	return n.null()
+}
+
+func (n *node) objectAttrs(v reflect.Value) map[string]tftypes.Value {
+	attrs := make(map[string]tftypes.Value, len(n.children))
+	for _, c := range n.children {
+		attrs[c.name] = c.toValue(v)
+	}
+	return attrs
+}
+
+func (n *node) fromValue(parent reflect.Value, val tftypes.Value, p *pathStack) error {
+	if val.IsNull() {
+		return nil
+	}
+	if !val.IsKnown() {
+		return p.errorf("value is not known yet")
+	}
+	if n.choice != nil {
+		return nil // resolved by the enclosing object once its members are set
+	}
+	switch n.kind {
+	case kindString:
+		var s string
+		if err := val.As(&s); err != nil {
+			return p.errorf("%v", err)
+		}
+		n.ensure(parent).SetString(s)
+	case kindInt:
+		var f big.Float
+		if err := val.As(&f); err != nil {
+			return p.errorf("%v", err)
+		}
+		if !f.IsInt() {
+			return p.errorf("must be a whole number, got %s", f.Text('g', -1))
+		}
+		dst := n.ensure(parent)
+		switch dst.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			i, acc := f.Int64()
+			if acc != big.Exact || dst.OverflowInt(i) {
+				return p.errorf("%s is out of range", f.Text('g', -1))
+			}
+			dst.SetInt(i)
+		default:
+			u, acc := f.Uint64()
+			if f.Sign() < 0 || acc != big.Exact || dst.OverflowUint(u) {
+				return p.errorf("must be between 0 and %d, got %s", maxUint(dst), f.Text('g', -1))
+			}
+			dst.SetUint(u)
+		}
+	case kindStringList:
+		var elems []tftypes.Value
+		if err := val.As(&elems); err != nil {
+			return p.errorf("%v", err)
+		}
+		dst := n.ensure(parent)
+		out := reflect.MakeSlice(dst.Type(), len(elems), len(elems))
+		for i, e := range elems {
+			var s string
+			if err := e.As(&s); err != nil {
+				return p.errorf("%v", err)
+			}
+			out.Index(i).SetString(s)
+		}
+		dst.Set(out)
+	case kindObject:
+		var attrs map[string]tftypes.Value
+		if err := val.As(&attrs); err != nil {
+			return p.errorf("%v", err)
+		}
+		dst := n.ensure(parent)
+		return n.objectFrom(dst, attrs, p)
+	case kindList:
+		var elems []tftypes.Value
+		if err := val.As(&elems); err != nil {
+			return p.errorf("%v", err)
+		}
+		dst := n.ensure(parent)
+		out := reflect.MakeSlice(dst.Type(), len(elems), len(elems))
+		for i, e := range elems {
+			if e.IsNull() {
+				continue
+			}
+			var attrs map[string]tftypes.Value
+			if err := e.As(&attrs); err != nil {
+				return p.errorf("%v", err)
+			}
+			p.pushIndex(i)
+			if err := n.objectFrom(out.Index(i), attrs, p); err != nil {
+				return err
+			}
+			p.pop()
+		}
+		dst.Set(out)
+	}
+	return nil
+}
+
+func (n *node) objectFrom(dst reflect.Value, attrs map[string]tftypes.Value, p *pathStack) error {
+	for _, c := range n.children {
+		v, ok := attrs[c.name]
+		if !ok {
+			continue
+		}
+		p.push(c.name)
+		if err := c.fromValue(dst, v, p); err != nil {
+			return err
+		}
+		p.pop()
+	}
+	return n.resolveChoices(dst, attrs, p)
+}
+
+// resolveChoices applies a derived "type" attribute: it creates the member it
+// names when the user gave only the type, and rejects a type that contradicts
+// the member that is set.
+func (n *node) resolveChoices(dst reflect.Value, attrs map[string]tftypes.Value, p *pathStack) error {
+	tn := n.child("type")
+	if tn == nil || tn.choice == nil {
+		return nil
+	}
+	tv, ok := attrs["type"]
+	if !ok || tv.IsNull() || !tv.IsKnown() {
+		return nil
+	}
+	var want string
+	if err := tv.As(&want); err != nil {
+		return err
+	}
+	set := tn.toValue(dst)
+	if !set.IsNull() {
+		var have string
+		_ = set.As(&have)
+		if have != want {
+			p.push("type")
+			return p.errorf("type %q contradicts the %q member that is set; set one of them, or both to the same kind", want, have)
+		}
+		return nil
+	}
+	var allowed []string
+	for _, m := range tn.choice.members {
+		allowed = append(allowed, m.value)
+		if m.value == want {
+			v := dst
+			for _, pn := range m.path {
+				v = pn.ensure(v)
+			}
+			return nil
+		}
+	}
+	p.push("type")
+	return p.errorf("unsupported value %q; allowed: %s", want, strings.Join(allowed, ", "))
+}
+
+func maxUint(v reflect.Value) uint64 {
+	switch v.Kind() {
+	case reflect.Uint8:
+		return 1<<8 - 1
+	case reflect.Uint16:
+		return 1<<16 - 1
+	case reflect.Uint32:
+		return 1<<32 - 1
+	}
+	return 1<<64 - 1
+}
+
+// PathError is a conversion error at an attribute path.
+type PathError struct {
+	Steps []any // string attribute names and int list indices
+	Msg   string
+}
+
+func (e *PathError) Error() string {
+	var sb strings.Builder
+	for _, s := range e.Steps {
+		switch s := s.(type) {
+		case string:
+			if sb.Len() > 0 {
+				sb.WriteByte('.')
+			}
+			sb.WriteString(s)
+		case int:
+			fmt.Fprintf(&sb, "[%d]", s)
+		}
+	}
+	return sb.String() + ": " + e.Msg
+}
+
+type pathStack struct{ steps []any }
+
+func (p *pathStack) push(name string) { p.steps = append(p.steps, name) }
+func (p *pathStack) pushIndex(i int)  { p.steps = append(p.steps, i) }
+func (p *pathStack) pop()             { p.steps = p.steps[:len(p.steps)-1] }
+func (p *pathStack) errorf(format string, args ...any) error {
+	return &PathError{Steps: append([]any(nil), p.steps...), Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,25 @@
+// Package xmlschema is the XML-tree schema engine: it derives a
+// terraform-plugin-framework schema from a libvirtxml document struct
+// (Domain, Network, StoragePool, StorageVolume) by fixed rules, and converts
+// documents to and from tftypes values without any per-field mapping code.
+//
+// Rules (docs/adr/0001-xml-tree-schema-engine.md explains why):
+//   - Attribute names are the snake_case of the Go field names, with acronym
+//     plurals kept whole (IOThreadIDs -> io_thread_ids, IPs -> ips).
+//   - A struct holding XML character data plus attributes, used as a single
+//     element, flattens into its parent: Memory{Value, Unit} -> memory,
+//     memory_unit. Used as a list element it is an object whose character data
+//     is named after its Go field (hostnames[].hostname).
+//   - Pointer structs are single nested objects, slices of structs are lists of
+//     objects, []string is a list of strings, empty marker elements
+//     (<readonly/>) are empty objects.
+//   - Numbers are int64; strings stay strings, including libvirt's "yes"/"no".
+//   - Where libvirtxml derives an XML attribute from which member of a choice
+//     struct is set (an interface's type from its source), the engine adds that
+//     attribute as "type" beside the choice: setting either side is enough; on
+//     read both are filled.
+//   - A struct type appears at most once on any path from the root: recursive
+//     members (backing chains) stop after the first level.
+//
+// A short Policy per document type lists what differs from the default rule.
+package xmlschema

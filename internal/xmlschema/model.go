@@ -1,0 +1,165 @@
+package xmlschema
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// Model is the engine for one libvirtxml document type T: the attribute tree
+// derived from T, the tftypes of every object (built once), and conversions.
+type Model[T any] struct {
+	policy Policy
+	root   *node
+	types  map[string]tftypes.Type // attribute name -> type, for the root's attributes
+}
+
+var modelCache sync.Map // reflect.Type -> any (*Model[T])
+
+// NewModel builds (once per process and type) the model of document type T.
+// It panics when the policy or the struct tree has problems: that is a
+// programming error caught by the package's tests.
+func NewModel[T any](policy Policy) *Model[T] {
+	t := reflect.TypeOf((*T)(nil)).Elem()
+	if m, ok := modelCache.Load(t); ok {
+		return m.(*Model[T])
+	}
+	m, err := buildModel[T](policy)
+	if err != nil {
+		panic(err)
+	}
+	actual, _ := modelCache.LoadOrStore(t, m)
+	return actual.(*Model[T])
+}
+
+func buildModel[T any](policy Policy) (*Model[T], error) {
+	t := reflect.TypeOf((*T)(nil)).Elem()
+	b := &builder{policy: &policy, choices: map[reflect.Type]*choiceTemplate{}}
+	root := &node{name: "", xmlPath: "<" + policy.Root + ">", kind: kindObject, goType: t}
+	root.children = b.objectChildren(t, "", root.xmlPath, []reflect.Type{t})
+	if len(b.problems) > 0 {
+		return nil, fmt.Errorf("xmlschema: %s: %s", t.Name(), strings.Join(b.problems, "; "))
+	}
+	index(root)
+	for _, p := range policy.Computed {
+		if err := markComputed(root, p); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range policy.Sensitive {
+		n, err := lookup(root, p)
+		if err != nil {
+			return nil, err
+		}
+		n.sensitive = true
+	}
+	for p, keys := range policy.Identity {
+		n, err := lookup(root, p)
+		if err != nil {
+			return nil, err
+		}
+		if n.kind != kindList {
+			return nil, fmt.Errorf("xmlschema: identity path %q is not a list", p)
+		}
+		for _, k := range keys {
+			if _, err := lookup(n, k); err != nil {
+				return nil, fmt.Errorf("xmlschema: identity key %q of %q: %w", k, p, err)
+			}
+		}
+		n.identity = keys
+	}
+	buildTypes(root)
+	m := &Model[T]{policy: policy, root: root, types: map[string]tftypes.Type{}}
+	for _, c := range root.children {
+		m.types[c.name] = c.tfType
+	}
+	return m, nil
+}
+
+func index(n *node) {
+	if len(n.children) == 0 {
+		return
+	}
+	n.byName = make(map[string]*node, len(n.children))
+	for _, c := range n.children {
+		n.byName[c.name] = c
+		index(c)
+	}
+}
+
+func lookup(n *node, dotted string) (*node, error) {
+	cur := n
+	for _, part := range strings.Split(dotted, ".") {
+		next := cur.child(part)
+		if next == nil {
+			return nil, fmt.Errorf("xmlschema: no attribute %q (at %q)", dotted, part)
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// markComputed marks the node at dotted path and its ancestors up to the
+// nearest list element as computed: libvirt may fill them without the user.
+func markComputed(root *node, dotted string) error {
+	cur := root
+	var chain []*node
+	for _, part := range strings.Split(dotted, ".") {
+		next := cur.child(part)
+		if next == nil {
+			return fmt.Errorf("xmlschema: computed path %q: no attribute %q", dotted, part)
+		}
+		if cur.kind == kindList {
+			chain = chain[:0]
+		}
+		chain = append(chain, next)
+		cur = next
+	}
+	for _, n := range chain {
+		if n.kind == kindList {
+			continue
+		}
+		n.computed = true
+	}
+	return nil
+}
+
+func buildTypes(n *node) tftypes.Type {
+	switch n.kind {
+	case kindString:
+		n.tfType = tftypes.String
+	case kindInt:
+		n.tfType = tftypes.Number
+	case kindStringList:
+		n.tfType = tftypes.List{ElementType: tftypes.String}
+	case kindObject, kindList:
+		attrs := make(map[string]tftypes.Type, len(n.children))
+		for _, c := range n.children {
+			attrs[c.name] = buildTypes(c)
+		}
+		obj := tftypes.Object{AttributeTypes: attrs}
+		if n.kind == kindList {
+			n.tfType = tftypes.List{ElementType: obj}
+		} else {
+			n.tfType = obj
+		}
+	}
+	return n.tfType
+}
+
+// AttributeTypes returns the tftypes of the document's top-level attributes.
+func (m *Model[T]) AttributeTypes() map[string]tftypes.Type { return m.types }
+
+// Count returns the number of attributes in the tree (for tests and benchmarks).
+func (m *Model[T]) Count() int { return count(m.root) - 1 }
+
+func count(n *node) int {
+	c := 1
+	for _, ch := range n.children {
+		c += count(ch)
+	}
+	return c
+}

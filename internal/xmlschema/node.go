@@ -1,0 +1,71 @@
+package xmlschema
+
+import (
+	"reflect"
+
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// kind is the shape of a schema node.
+type kind int
+
+const (
+	kindString kind = iota
+	kindInt
+	kindObject     // single nested object (pointer struct, struct, or *struct{} marker)
+	kindList       // list of nested objects
+	kindStringList // []string
+)
+
+// step is one field hop from an enclosing struct value towards a node's value.
+type step struct {
+	index int  // field index in the struct
+	ptr   bool // the field is a pointer that may be nil
+}
+
+// node is one attribute of the generated schema, bound to the Go fields it
+// reads and writes.
+type node struct {
+	name     string
+	xmlPath  string // for descriptions: <domain><devices><disk><target dev=...>
+	kind     kind
+	steps    []step       // from the enclosing struct to the value
+	goType   reflect.Type // leaf: the Go type (string, uint, *int, ...); object/list: the struct type
+	children []*node      // object and list element attributes, sorted by name
+	byName   map[string]*node
+
+	omitEmpty bool // a zero leaf is absent from the XML, so zero <-> null
+	computed  bool // libvirt may fill it when the user does not (policy)
+	sensitive bool
+
+	// unit is the sibling "<x>_unit" node of a flattened scaled value.
+	unit        *node
+	defaultUnit string
+
+	// discriminator: for a "type" node that libvirtxml derives from which
+	// member of a choice is set, the member paths by their type value.
+	choice *choice
+
+	// identity names the element attributes (dotted paths) that identify a
+	// list element across reads, when libvirt gives one.
+	identity []string
+
+	tfType tftypes.Type
+}
+
+// choice links a derived discriminator attribute to the members it names.
+type choice struct {
+	members []choiceMember
+}
+
+type choiceMember struct {
+	value string
+	path  []*node // object nodes from the parent object down to the member
+}
+
+func (n *node) child(name string) *node {
+	if n.byName == nil {
+		return nil
+	}
+	return n.byName[name]
+}

@@ -1,0 +1,26 @@
+package xmlschema
+
+// Policy lists what differs from the default rule for one document type. It is
+// meant to stay short and reviewed: every entry says why in a comment where it
+// is declared.
+type Policy struct {
+	// Root is the XML root element name, for descriptions ("domain").
+	Root string
+	// Skip removes fields, named "GoType.Field" (applies wherever the type occurs).
+	Skip map[string]string
+	// Rename forces a name for a field ("GoType.Field" -> name), for reserved
+	// words and clashes.
+	Rename map[string]string
+	// Computed lists attribute paths (dotted, list elements without index) whose
+	// value libvirt chooses when the user leaves them out, and that users need
+	// to read (a generated MAC, the UUID).
+	Computed []string
+	// Sensitive lists attribute paths holding secrets.
+	Sensitive []string
+	// Identity gives, per list path, the element attribute paths that identify
+	// an element across reads (a disk by target device, an interface by MAC).
+	Identity map[string][]string
+	// DefaultUnit is the unit libvirt assumes for scaled values without a unit
+	// in this document ("KiB" for domains, "bytes" for storage).
+	DefaultUnit string
+}
