@@ -1,0 +1,153 @@
+locals {
+  upload_image = var.base_volume_name == null
+
+  default_user_data = join("\n", concat(
+    ["#cloud-config", "hostname: ${var.name}", "preserve_hostname: false"],
+    length(var.ssh_authorized_keys) == 0 ? [] : concat(["ssh_authorized_keys:"], [for k in var.ssh_authorized_keys : "  - ${jsonencode(k)}"]),
+    [""],
+  ))
+  default_meta_data = "instance-id: ${var.name}\nlocal-hostname: ${var.name}\n"
+
+  # The cloud kernel of Debian (and others) has no SATA driver, so the
+  # cloud-init CD-ROM defaults to SCSI, which needs a virtio-scsi controller.
+  cdrom_dev = var.cdrom_bus == "ide" ? "hdc" : "sdc"
+}
+
+# Uploaded base image (skipped when an existing volume is used as the base).
+resource "libvirt_volume" "base" {
+  count = local.upload_image ? 1 : 0
+
+  name = "${var.name}-base.${var.image_format}"
+  pool = var.pool
+  target = {
+    format = { type = var.image_format }
+  }
+  create = {
+    content = { url = coalesce(var.image_url, var.image_path) }
+  }
+}
+
+locals {
+  # An existing base volume is named by a path relative to the pool: libvirt
+  # resolves relative backing paths against the pool's directory, and qemu
+  # against the overlay's, which is the same directory. Its size is not
+  # known here, so the size check only covers uploaded images.
+  base_path     = local.upload_image ? libvirt_volume.base[0].path : var.base_volume_name
+  base_capacity = local.upload_image ? libvirt_volume.base[0].capacity : null
+  disk_bytes    = var.disk_size_gib * 1024 * 1024 * 1024
+}
+
+# Root disk: a qcow2 overlay on the base, so the base stays untouched and
+# several VMs can share it.
+resource "libvirt_volume" "root" {
+  name          = "${var.name}-root.qcow2"
+  pool          = var.pool
+  capacity      = local.disk_bytes
+  capacity_unit = "bytes"
+  target = {
+    format = { type = "qcow2" }
+  }
+  backing_store = {
+    path   = local.base_path
+    format = { type = var.image_format }
+  }
+
+  lifecycle {
+    precondition {
+      condition     = local.base_capacity == null ? true : local.disk_bytes >= local.base_capacity
+      error_message = "disk_size_gib (${var.disk_size_gib} GiB) is smaller than the base image (${try(ceil(local.base_capacity / 1073741824), "?")} GiB); a root disk cannot shrink its backing image."
+    }
+  }
+}
+
+resource "libvirt_cloudinit_disk" "this" {
+  name           = "${var.name}-cloudinit"
+  user_data      = coalesce(var.user_data, local.default_user_data)
+  meta_data      = coalesce(var.meta_data, local.default_meta_data)
+  network_config = var.network_config
+}
+
+# The ISO only exists on the machine running tofu; this volume uploads it
+# into the pool so the domain can attach it.
+resource "libvirt_volume" "cloudinit" {
+  name = "${var.name}-cloudinit.iso"
+  pool = var.pool
+  target = {
+    format = { type = "raw" }
+  }
+  create = {
+    content = { url = libvirt_cloudinit_disk.this.path }
+  }
+}
+
+resource "libvirt_domain" "this" {
+  name        = var.name
+  type        = var.domain_type
+  memory      = var.memory_mib
+  memory_unit = "MiB"
+  vcpu        = var.vcpus
+  running     = var.running
+  autostart   = var.autostart
+
+  os = {
+    type    = "hvm"
+    kernel  = var.kernel
+    initrd  = var.initrd
+    cmdline = var.cmdline
+  }
+
+  devices = {
+    disks = [
+      {
+        source = { volume = { pool = var.pool, volume = libvirt_volume.root.name } }
+        target = { dev = "vda", bus = "virtio" }
+        driver = { type = "qcow2" }
+      },
+      {
+        device    = "cdrom"
+        source    = { volume = { pool = var.pool, volume = libvirt_volume.cloudinit.name } }
+        target    = { dev = local.cdrom_dev, bus = var.cdrom_bus }
+        driver    = { type = "raw" }
+        read_only = {}
+      },
+    ]
+    controllers = var.cdrom_bus == "scsi" ? [{ type = "scsi", model = "virtio-scsi" }] : []
+    interfaces = [
+      {
+        type   = "network"
+        model  = { type = "virtio" }
+        source = { network = { network = var.network_name } }
+        mac    = var.mac_address == null ? null : { address = lower(var.mac_address) }
+      },
+    ]
+    serials  = [{ target = { port = 0 } }]
+    consoles = [{ target = { type = "serial", port = 0 } }]
+    channels = [
+      {
+        source = { unix = {} }
+        target = { virt_io = { name = "org.qemu.guest_agent.0" } }
+      },
+    ]
+    graphics = var.graphics == null ? [] : [
+      { vnc = { listen = var.graphics.listen, auto_port = var.graphics.auto_port } },
+    ]
+  }
+}
+
+data "libvirt_domain_interface_addresses" "this" {
+  domain = libvirt_domain.this.id
+  source = var.address_source
+  wait   = var.wait_for_ip_timeout == null || !var.running ? null : { timeout = var.wait_for_ip_timeout, for = "ipv4" }
+}
+
+locals {
+  # The fixed MAC, else the one libvirt assigned (read back into the domain).
+  nic_mac = var.mac_address != null ? lower(var.mac_address) : try(lower(libvirt_domain.this.devices.interfaces[0].mac.address), null)
+}
+
+module "address" {
+  source = "./modules/nic-address"
+
+  interfaces  = data.libvirt_domain_interface_addresses.this.interfaces
+  mac_address = local.nic_mac
+}
