@@ -3,6 +3,7 @@ package xmlschema
 import (
 	"reflect"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -50,7 +51,8 @@ type node struct {
 	// list element across reads, when libvirt gives one.
 	identity []string
 
-	tfType tftypes.Type
+	tfType  tftypes.Type
+	fwTypes map[string]attr.Type // framework object type, built once
 }
 
 // choice links a derived discriminator attribute to the members it names.

@@ -1,0 +1,22 @@
+package xmlschema
+
+import "libvirt.org/go/libvirtxml"
+
+// NetworkPolicy is the policy of libvirt_network.
+var NetworkPolicy = Policy{
+	Root: "network",
+	Computed: []string{
+		"uuid",        // generated when not given
+		"bridge.name", // virbrN chosen by libvirt
+		"mac.address", // generated bridge MAC
+	},
+	Identity: map[string][]string{
+		"ips":            {"address"},
+		"ips.dhcp.hosts": {"mac"},
+	},
+	DefaultUnit: "KiB",
+}
+
+// Network returns the engine model of libvirt networks.
+func Network() *Model[libvirtxml.Network] { return NewModel[libvirtxml.Network](NetworkPolicy) }
+

@@ -1,0 +1,38 @@
+package xmlschema
+
+import "libvirt.org/go/libvirtxml"
+
+// StoragePoolPolicy is the policy of libvirt_pool.
+var StoragePoolPolicy = Policy{
+	Root: "pool",
+	Computed: []string{
+		"uuid",
+		// sizes are reported by libvirt, never configured
+		"allocation", "allocation_unit", "capacity", "capacity_unit", "available", "available_unit",
+	},
+	DefaultUnit: "bytes",
+}
+
+// StorageVolumePolicy is the policy of libvirt_volume.
+var StorageVolumePolicy = Policy{
+	Root: "volume",
+	Skip: map[string]string{
+		"StorageVolume.Physical": "reported size on disk, never configuration",
+	},
+	Computed: []string{
+		"key",                           // chosen by libvirt (the path for file pools); also the resource id
+		"allocation", "allocation_unit", // reported by libvirt
+		"capacity", "capacity_unit", // taken from uploaded content when not given
+	},
+	DefaultUnit: "bytes",
+}
+
+// StoragePool returns the engine model of libvirt storage pools.
+func StoragePool() *Model[libvirtxml.StoragePool] {
+	return NewModel[libvirtxml.StoragePool](StoragePoolPolicy)
+}
+
+// StorageVolume returns the engine model of libvirt storage volumes.
+func StorageVolume() *Model[libvirtxml.StorageVolume] {
+	return NewModel[libvirtxml.StorageVolume](StorageVolumePolicy)
+}

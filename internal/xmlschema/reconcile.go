@@ -1,0 +1,359 @@
+package xmlschema
+
+import (
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// Reconcile decides what state to store after reading a document back from
+// libvirt. prior is what the user manages (the plan after an apply, the
+// previous state on refresh); live is the document as libvirt reports it.
+//
+//   - An attribute the user left null stays null, however libvirt fills it in
+//     (PCI addresses, aliases, default models, controllers it adds), unless
+//     the policy marks it computed (generated MAC, UUID): then libvirt's value
+//     is stored.
+//   - An attribute the user set takes libvirt's value, so drift shows in the
+//     next plan, but a value that means the same (1 GiB as 1048576 KiB, slot
+//     0x3 as 0x03, a MAC in other case) keeps the user's spelling.
+//   - List elements are matched by identity (disk target, MAC), else by the
+//     first live element that agrees with everything the user set, never
+//     blindly by position; elements the user did not list are dropped unless
+//     the list has an identity (out-of-band disks and NICs show as drift).
+//
+// A nil prior (import) stores the whole live document.
+func (m *Model[T]) Reconcile(prior, live map[string]tftypes.Value) map[string]tftypes.Value {
+	if prior == nil {
+		return live
+	}
+	return m.root.reconcileAttrs(prior, live)
+}
+
+func (n *node) reconcileAttrs(prior, live map[string]tftypes.Value) map[string]tftypes.Value {
+	out := make(map[string]tftypes.Value, len(n.children))
+	for _, c := range n.children {
+		p, ok := prior[c.name]
+		if !ok {
+			p = c.null()
+		}
+		l, ok := live[c.name]
+		if !ok {
+			l = c.null()
+		}
+		out[c.name] = c.reconcile(p, l)
+	}
+	// scaled values: the same quantity in another unit keeps the user's form
+	for _, c := range n.children {
+		if c.unit == nil {
+			continue
+		}
+		pv, pu := prior[c.name], prior[c.unit.name]
+		lv, lu := live[c.name], live[c.unit.name]
+		if sameQuantity(pv, pu, lv, lu, c.defaultUnit) {
+			out[c.name] = pv
+			if pu.IsNull() {
+				out[c.unit.name] = pu
+			} else {
+				out[c.unit.name] = pu
+			}
+		}
+	}
+	return out
+}
+
+func (n *node) reconcile(prior, live tftypes.Value) tftypes.Value {
+	if !prior.IsKnown() {
+		// planned as unknown: whatever libvirt chose
+		if n.kind == kindObject && !live.IsNull() {
+			return n.reconcile(n.null(), live)
+		}
+		return live
+	}
+	if prior.IsNull() {
+		if !n.computed || live.IsNull() {
+			return n.null()
+		}
+		if n.kind == kindObject {
+			var la map[string]tftypes.Value
+			_ = live.As(&la)
+			return tftypes.NewValue(n.tfType, n.reconcileAttrs(map[string]tftypes.Value{}, la))
+		}
+		return live
+	}
+	if live.IsNull() {
+		return live
+	}
+	switch n.kind {
+	case kindString, kindInt:
+		if leafEqual(prior, live) {
+			return prior
+		}
+		return live
+	case kindStringList:
+		if prior.Equal(live) {
+			return prior
+		}
+		return live
+	case kindObject:
+		var pa, la map[string]tftypes.Value
+		_ = prior.As(&pa)
+		_ = live.As(&la)
+		return tftypes.NewValue(n.tfType, n.reconcileAttrs(pa, la))
+	case kindList:
+		return n.reconcileList(prior, live)
+	}
+	return live
+}
+
+func (n *node) reconcileList(prior, live tftypes.Value) tftypes.Value {
+	var pe, le []tftypes.Value
+	_ = prior.As(&pe)
+	_ = live.As(&le)
+	used := make([]bool, len(le))
+	match := make([]int, len(pe))
+	for i := range match {
+		match[i] = -1
+	}
+	// 1. identity keys
+	if len(n.identity) > 0 {
+		for i, p := range pe {
+			key, ok := n.identityOf(p)
+			if !ok {
+				continue
+			}
+			for j, l := range le {
+				if used[j] {
+					continue
+				}
+				if lk, ok := n.identityOf(l); ok && lk == key {
+					match[i], used[j] = j, true
+					break
+				}
+			}
+		}
+	}
+	// 2. the first live element that agrees with everything the user set
+	for i, p := range pe {
+		if match[i] >= 0 {
+			continue
+		}
+		for j, l := range le {
+			if !used[j] && n.elemAgrees(p, l) {
+				match[i], used[j] = j, true
+				break
+			}
+		}
+	}
+	// 3. same position, when still free (a changed element: drift)
+	for i := range pe {
+		if match[i] < 0 && i < len(le) && !used[i] && len(n.identity) == 0 {
+			match[i], used[i] = i, true
+		}
+	}
+	et := n.tfType.(tftypes.List).ElementType
+	out := make([]tftypes.Value, 0, len(le))
+	for i, p := range pe {
+		if match[i] < 0 {
+			continue // gone from libvirt: the plan will add it again
+		}
+		var pa, la map[string]tftypes.Value
+		_ = p.As(&pa)
+		_ = le[match[i]].As(&la)
+		if pa == nil {
+			out = append(out, le[match[i]])
+			continue
+		}
+		out = append(out, tftypes.NewValue(et, n.reconcileAttrs(pa, la)))
+	}
+	if len(n.identity) > 0 {
+		for j, l := range le {
+			if !used[j] {
+				out = append(out, l) // added outside this configuration
+			}
+		}
+	}
+	if len(out) == 0 {
+		return n.null()
+	}
+	return tftypes.NewValue(n.tfType, out)
+}
+
+// identityOf joins the element's identity key values; ok is false when any is unset.
+func (n *node) identityOf(elem tftypes.Value) (string, bool) {
+	var parts []string
+	for _, k := range n.identity {
+		v := elem
+		for _, name := range strings.Split(k, ".") {
+			if v.IsNull() || !v.IsKnown() {
+				return "", false
+			}
+			var attrs map[string]tftypes.Value
+			if err := v.As(&attrs); err != nil {
+				return "", false
+			}
+			v = attrs[name]
+		}
+		if v.IsNull() || !v.IsKnown() {
+			return "", false
+		}
+		var s string
+		if err := v.As(&s); err != nil {
+			return "", false
+		}
+		parts = append(parts, strings.ToLower(s))
+	}
+	return strings.Join(parts, "\x00"), true
+}
+
+// elemAgrees reports whether every value set in prior has an equal value in live.
+func (n *node) elemAgrees(prior, live tftypes.Value) bool {
+	var pa, la map[string]tftypes.Value
+	if prior.As(&pa) != nil || live.As(&la) != nil {
+		return false
+	}
+	return n.attrsAgree(pa, la)
+}
+
+func (n *node) attrsAgree(pa, la map[string]tftypes.Value) bool {
+	for _, c := range n.children {
+		p := pa[c.name]
+		if p.IsNull() || !p.IsKnown() {
+			continue
+		}
+		l, ok := la[c.name]
+		if !ok || l.IsNull() {
+			return false
+		}
+		switch c.kind {
+		case kindString, kindInt:
+			if !leafEqual(p, l) && c.unit == nil {
+				return false
+			}
+		case kindStringList:
+			if !p.Equal(l) {
+				return false
+			}
+		case kindObject:
+			var cp, cl map[string]tftypes.Value
+			_ = p.As(&cp)
+			_ = l.As(&cl)
+			if !c.attrsAgree(cp, cl) {
+				return false
+			}
+		case kindList:
+			var pe, le []tftypes.Value
+			_ = p.As(&pe)
+			_ = l.As(&le)
+			used := make([]bool, len(le))
+			for _, e := range pe {
+				found := false
+				for j, x := range le {
+					if !used[j] && c.elemAgrees(e, x) {
+						used[j], found = true, true
+						break
+					}
+				}
+				if !found {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// leafEqual compares two known, non-null strings or numbers by meaning.
+func leafEqual(a, b tftypes.Value) bool {
+	if a.Equal(b) {
+		return true
+	}
+	if a.Type().Is(tftypes.Number) {
+		var x, y big.Float
+		if a.As(&x) != nil || b.As(&y) != nil {
+			return false
+		}
+		return x.Cmp(&y) == 0
+	}
+	var x, y string
+	if a.As(&x) != nil || b.As(&y) != nil {
+		return false
+	}
+	return stringsEqual(x, y)
+}
+
+// stringsEqual treats numbers written in hex or with leading zeros, and
+// MAC-like or hex values in either case, as equal.
+func stringsEqual(x, y string) bool {
+	if x == y {
+		return true
+	}
+	if nx, ok := parseNumber(x); ok {
+		if ny, ok := parseNumber(y); ok {
+			return nx == ny
+		}
+	}
+	if strings.Count(x, ":") == 5 && len(x) == 17 {
+		return strings.EqualFold(x, y)
+	}
+	return false
+}
+
+func parseNumber(s string) (uint64, bool) {
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		n, err := strconv.ParseUint(s[2:], 16, 64)
+		return n, err == nil
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	return n, err == nil
+}
+
+// unitFactors are libvirt's scaled-integer units.
+var unitFactors = map[string]*big.Int{}
+
+func init() {
+	pow := func(base, exp int64) *big.Int {
+		return new(big.Int).Exp(big.NewInt(base), big.NewInt(exp), nil)
+	}
+	for i, names := range [][]string{{"b", "bytes"}, {"k", "KiB"}, {"M", "MiB"}, {"G", "GiB"}, {"T", "TiB"}, {"P", "PiB"}, {"E", "EiB"}} {
+		for _, name := range names {
+			unitFactors[strings.ToLower(name)] = pow(1024, int64(i))
+		}
+	}
+	for i, name := range []string{"KB", "MB", "GB", "TB", "PB", "EB"} {
+		unitFactors[strings.ToLower(name)] = pow(1000, int64(i+1))
+	}
+}
+
+func unitFactor(v tftypes.Value, def string) (*big.Int, bool) {
+	u := def
+	if !v.IsNull() && v.IsKnown() {
+		_ = v.As(&u)
+	}
+	if u == "" {
+		u = "bytes"
+	}
+	f, ok := unitFactors[strings.ToLower(u)]
+	return f, ok
+}
+
+// sameQuantity reports whether value pv in unit pu equals lv in unit lu.
+func sameQuantity(pv, pu, lv, lu tftypes.Value, def string) bool {
+	if pv.IsNull() || !pv.IsKnown() || lv.IsNull() || !lv.IsKnown() || !pu.IsKnown() {
+		return false
+	}
+	pf, ok1 := unitFactor(pu, def)
+	lf, ok2 := unitFactor(lu, def)
+	if !ok1 || !ok2 {
+		return false
+	}
+	var a, b big.Float
+	if pv.As(&a) != nil || lv.As(&b) != nil {
+		return false
+	}
+	ai, _ := a.Int(nil)
+	bi, _ := b.Int(nil)
+	return new(big.Int).Mul(ai, pf).Cmp(new(big.Int).Mul(bi, lf)) == 0
+}

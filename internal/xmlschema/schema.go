@@ -1,0 +1,108 @@
+package xmlschema
+
+import (
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+)
+
+// schemaCache holds the framework attributes per model: they are built once
+// per provider process, never per request.
+var schemaCache sync.Map // *node -> map[string]schema.Attribute
+
+// Attributes returns the framework schema attributes of the document tree.
+// The resource adds its own provider-level attributes beside them.
+func (m *Model[T]) Attributes() map[string]schema.Attribute {
+	if a, ok := schemaCache.Load(m.root); ok {
+		return a.(map[string]schema.Attribute)
+	}
+	out := make(map[string]schema.Attribute, len(m.root.children))
+	for _, c := range m.root.children {
+		out[c.name] = c.attribute()
+	}
+	a, _ := schemaCache.LoadOrStore(m.root, out)
+	return a.(map[string]schema.Attribute)
+}
+
+func (n *node) description() string {
+	d := "Maps to `" + n.xmlPath + "`."
+	if n.choice != nil {
+		d += " Derived from which member is set; setting it alone creates that member empty."
+	}
+	if n.computed {
+		d += " Chosen by libvirt when not set."
+	}
+	return d
+}
+
+func (n *node) attribute() schema.Attribute {
+	desc := n.description()
+	optional, computed := true, n.computed
+	switch n.kind {
+	case kindString:
+		return schema.StringAttribute{Optional: optional, Computed: computed, Sensitive: n.sensitive, Description: desc}
+	case kindInt:
+		return schema.Int64Attribute{Optional: optional, Computed: computed, Sensitive: n.sensitive, Description: desc}
+	case kindStringList:
+		return schema.ListAttribute{ElementType: types.StringType, Optional: optional, Computed: computed, Description: desc}
+	case kindObject:
+		return schema.SingleNestedAttribute{
+			Attributes:  n.childAttributes(),
+			Optional:    optional,
+			Computed:    computed,
+			Description: desc,
+			CustomType:  basetypes.ObjectType{AttrTypes: n.attrTypes()},
+		}
+	default: // kindList
+		return schema.ListNestedAttribute{
+			NestedObject: schema.NestedAttributeObject{
+				Attributes: n.childAttributes(),
+				CustomType: basetypes.ObjectType{AttrTypes: n.attrTypes()},
+			},
+			Optional:    optional,
+			Computed:    computed,
+			Description: desc,
+			CustomType:  basetypes.ListType{ElemType: basetypes.ObjectType{AttrTypes: n.attrTypes()}},
+		}
+	}
+}
+
+func (n *node) childAttributes() map[string]schema.Attribute {
+	out := make(map[string]schema.Attribute, len(n.children))
+	for _, c := range n.children {
+		out[c.name] = c.attribute()
+	}
+	return out
+}
+
+// attrTypes is the framework type of n's object, computed once per node: the
+// framework otherwise rebuilds nested object types on every access.
+func (n *node) attrTypes() map[string]attr.Type {
+	if n.fwTypes != nil {
+		return n.fwTypes
+	}
+	out := make(map[string]attr.Type, len(n.children))
+	for _, c := range n.children {
+		out[c.name] = c.fwType()
+	}
+	n.fwTypes = out
+	return out
+}
+
+func (n *node) fwType() attr.Type {
+	switch n.kind {
+	case kindString:
+		return types.StringType
+	case kindInt:
+		return types.Int64Type
+	case kindStringList:
+		return types.ListType{ElemType: types.StringType}
+	case kindObject:
+		return basetypes.ObjectType{AttrTypes: n.attrTypes()}
+	default:
+		return basetypes.ListType{ElemType: basetypes.ObjectType{AttrTypes: n.attrTypes()}}
+	}
+}
