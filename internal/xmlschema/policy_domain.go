@@ -22,4 +22,3 @@ var DomainPolicy = Policy{
 
 // Domain returns the engine model of libvirt domains.
 func Domain() *Model[libvirtxml.Domain] { return NewModel[libvirtxml.Domain](DomainPolicy) }
-

@@ -19,4 +19,3 @@ var NetworkPolicy = Policy{
 
 // Network returns the engine model of libvirt networks.
 func Network() *Model[libvirtxml.Network] { return NewModel[libvirtxml.Network](NetworkPolicy) }
-
