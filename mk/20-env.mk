@@ -1,0 +1,38 @@
+# Test environment, local install, quickstart and the whole test run.
+# Other fragments add their test targets with `TEST_TARGETS += <target>`;
+# `make test` runs them in order after `unit test-acc`.
+TEST_TARGETS := unit test-acc $(TEST_TARGETS)
+TFPLV_ENV    := /var/cache/tfplv/env.sh
+
+.PHONY: testenv guest-image smoke-guest install-local quickstart test test-acc
+
+testenv: ## Prepare libvirtd, the tfacc pool, tofu and /var/cache/tfplv/env.sh (idempotent)
+	bash scripts/testenv.sh
+
+guest-image: ## Build (or reuse) the cached Debian test guest; LIBVIRT_TEST_GUEST_DIR points at it
+	bash scripts/build-guest-image.sh
+
+smoke-guest: testenv guest-image ## Boot the test guest once through virsh and check lease + guest agent
+	bash scripts/smoke-guest.sh
+
+install-local: ## Build the provider into the local filesystem mirror + /var/cache/tfplv/tofurc-local
+	bash scripts/install-local-provider.sh
+
+quickstart: testenv guest-image install-local ## Apply examples/quickstart with tofu through the local mirror
+	bash scripts/quickstart.sh
+
+test-acc: ## Acceptance tests against the real libvirtd (needs `make testenv guest-image`)
+	source $(TFPLV_ENV) && TF_ACC=1 go test ./... -timeout 75m -p 1 -v -count=1
+
+# Every layer in order; a failing layer does not hide the ones after it, and the
+# run fails at the end if any layer failed.
+test: ## Every test layer: test environment, guest image, then $(TEST_TARGETS)
+	bash scripts/testenv.sh
+	bash scripts/build-guest-image.sh
+	@failed=""; for t in $(TEST_TARGETS); do \
+	  start=$$SECONDS; echo "=== make $$t"; \
+	  if $(MAKE) --no-print-directory $$t; then r=ok; else r=FAILED; failed="$$failed $$t"; fi; \
+	  echo "=== make $$t: $$r in $$((SECONDS - start))s"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "test layers failed:$$failed"; exit 1; fi; \
+	echo "all test layers passed: $(TEST_TARGETS)"
