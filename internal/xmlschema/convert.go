@@ -162,6 +162,9 @@ func (n *node) fromValue(parent reflect.Value, val tftypes.Value, p *pathStack) 
 		return nil
 	}
 	if !val.IsKnown() {
+		if n.computed {
+			return nil // libvirt chooses it
+		}
 		return p.errorf("value is not known yet")
 	}
 	if n.choice != nil {
