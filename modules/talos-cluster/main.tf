@@ -1,0 +1,237 @@
+locals {
+  dns_domain = coalesce(var.dns_domain, "${var.cluster_name}.local")
+  prefix     = tonumber(split("/", var.network_cidr)[1])
+  gateway_ip = cidrhost(var.network_cidr, 1)
+
+  # Addresses outside the reservations are handed out from the upper half of
+  # the subnet, so node addresses (below it) never collide with them.
+  dhcp_first_host = pow(2, 32 - local.prefix) / 2
+
+  # One byte of the cluster name's hash keeps MACs of two clusters on the
+  # same host apart; the other two bytes are the node's host number, so
+  # MAC and IP reservation are derived from the same value.
+  mac_cluster_byte = parseint(substr(md5(var.cluster_name), 0, 2), 16)
+
+  controlplanes = {
+    for i in range(var.controlplane_count) : "${var.cluster_name}-cp-${i + 1}" => {
+      role       = "controlplane"
+      host       = var.controlplane_ip_offset + i
+      memory_mib = var.controlplane.memory_mib
+      vcpus      = var.controlplane.vcpus
+      disk_gib   = var.controlplane.disk_gib
+    }
+  }
+  workers = {
+    for i in range(var.worker_count) : "${var.cluster_name}-worker-${i + 1}" => {
+      role       = "worker"
+      host       = var.worker_ip_offset + i
+      memory_mib = var.worker.memory_mib
+      vcpus      = var.worker.vcpus
+      disk_gib   = var.worker.disk_gib
+    }
+  }
+  nodes = {
+    for name, n in merge(local.controlplanes, local.workers) : name => merge(n, {
+      ip  = cidrhost(var.network_cidr, n.host)
+      mac = format("52:54:00:%02x:%02x:%02x", local.mac_cluster_byte, floor(n.host / 256) % 256, n.host % 256)
+    })
+  }
+
+  controlplane_names = sort(keys(local.controlplanes))
+  controlplane_ips   = [for name in local.controlplane_names : local.nodes[name].ip]
+  worker_ips         = [for name in sort(keys(local.workers)) : local.nodes[name].ip]
+  node_ips           = [for name in sort(keys(local.nodes)) : local.nodes[name].ip]
+
+  # The first control plane is bootstrapped and answers the API until a VIP
+  # takes over.
+  bootstrap_node   = local.controlplane_names[0]
+  bootstrap_ip     = local.nodes[local.bootstrap_node].ip
+  endpoint_ip      = coalesce(var.vip, local.bootstrap_ip)
+  cluster_endpoint = "https://${local.endpoint_ip}:6443"
+
+  install_disk_patch = yamlencode({
+    machine = { install = { disk = var.install_disk } }
+  })
+  vip_patch = var.vip == null ? [] : [yamlencode({
+    machine = {
+      network = {
+        interfaces = [{
+          deviceSelector = { physical = true }
+          dhcp           = true
+          vip            = { ip = var.vip }
+        }]
+      }
+    }
+  })]
+  role_patches = {
+    controlplane = concat([local.install_disk_patch], local.vip_patch, var.controlplane_config_patches)
+    worker       = concat([local.install_disk_patch], var.worker_config_patches)
+  }
+  hostname_patches = {
+    for name, n in local.nodes : name => yamlencode({
+      machine = { network = { hostname = name } }
+    })
+  }
+}
+
+# --- libvirt: network, image, disks, domains ---------------------------------
+
+resource "libvirt_network" "this" {
+  name      = var.cluster_name
+  autostart = var.autostart
+  forward   = { mode = "nat" }
+  domain    = { name = local.dns_domain }
+
+  ips = [{
+    address = local.gateway_ip
+    prefix  = local.prefix
+    dhcp = {
+      ranges = [{ start = cidrhost(var.network_cidr, local.dhcp_first_host), end = cidrhost(var.network_cidr, -2) }]
+      # Native reservations pin each node's MAC to its address.
+      hosts = [for name in sort(keys(local.nodes)) : { mac = local.nodes[name].mac, ip = local.nodes[name].ip, name = name }]
+    }
+  }]
+
+  dns = {
+    enable = "yes"
+    host = concat(
+      [for name in sort(keys(local.nodes)) : { ip = local.nodes[name].ip, hostnames = [{ hostname = name }] }],
+      var.vip == null ? [] : [{ ip = var.vip, hostnames = [{ hostname = "api" }] }],
+    )
+  }
+
+  lifecycle {
+    precondition {
+      condition     = alltrue([for n in values(local.nodes) : n.host >= 2 && n.host < local.dhcp_first_host])
+      error_message = "Node addresses must lie between host 2 and host ${local.dhcp_first_host - 1} of ${var.network_cidr} (host 1 is the gateway, the upper half is the DHCP pool); adjust controlplane_ip_offset/worker_ip_offset or the counts."
+    }
+    precondition {
+      condition     = length(distinct([for n in values(local.nodes) : n.host])) == length(local.nodes)
+      error_message = "Control-plane and worker addresses overlap: controlplane_ip_offset + controlplane_count must not reach worker_ip_offset (or the other way round)."
+    }
+    precondition {
+      condition     = var.vip == null ? true : (cidrhost(var.network_cidr, 0) == cidrhost(format("%s/%d", coalesce(var.vip, "0.0.0.0"), local.prefix), 0) && !contains(values(local.nodes)[*].ip, coalesce(var.vip, "-")) && coalesce(var.vip, "-") != local.gateway_ip)
+      error_message = "vip must be an unused address inside ${var.network_cidr} (not a node's or the gateway's)."
+    }
+  }
+}
+
+resource "libvirt_volume" "talos_image" {
+  name = "${var.cluster_name}-talos.${var.talos_image_format}"
+  pool = var.pool
+  target = {
+    format = { type = var.talos_image_format }
+  }
+  create = {
+    content = { url = var.talos_image }
+  }
+}
+
+resource "libvirt_volume" "node" {
+  for_each = local.nodes
+
+  name          = "${each.key}.qcow2"
+  pool          = var.pool
+  capacity      = each.value.disk_gib * 1073741824
+  capacity_unit = "bytes"
+  target = {
+    format = { type = "qcow2" }
+  }
+  backing_store = {
+    path   = libvirt_volume.talos_image.path
+    format = { type = var.talos_image_format }
+  }
+}
+
+resource "libvirt_domain" "node" {
+  for_each = local.nodes
+
+  name        = each.key
+  type        = var.domain_type
+  memory      = each.value.memory_mib
+  memory_unit = "MiB"
+  vcpu        = each.value.vcpus
+  running     = true
+  autostart   = var.autostart
+
+  os = { type = "hvm" }
+
+  devices = {
+    disks = [{
+      source = { volume = { pool = var.pool, volume = libvirt_volume.node[each.key].name } }
+      target = { dev = "vda", bus = "virtio" }
+      driver = { type = "qcow2" }
+    }]
+    interfaces = [{
+      type   = "network"
+      model  = { type = "virtio" }
+      source = { network = { network = libvirt_network.this.name } }
+      mac    = { address = each.value.mac }
+    }]
+    serials  = [{ target = { port = 0 } }]
+    consoles = [{ target = { type = "serial", port = 0 } }]
+  }
+}
+
+# --- Talos ---------------------------------------------------------------------
+
+resource "talos_machine_secrets" "this" {
+  talos_version = var.talos_version
+}
+
+data "talos_machine_configuration" "role" {
+  for_each = toset(var.worker_count > 0 ? ["controlplane", "worker"] : ["controlplane"])
+
+  cluster_name       = var.cluster_name
+  cluster_endpoint   = local.cluster_endpoint
+  machine_type       = each.key
+  machine_secrets    = talos_machine_secrets.this.machine_secrets
+  talos_version      = var.talos_version
+  kubernetes_version = var.kubernetes_version
+  config_patches     = local.role_patches[each.key]
+}
+
+resource "talos_machine_configuration_apply" "node" {
+  for_each = local.nodes
+
+  client_configuration        = talos_machine_secrets.this.client_configuration
+  machine_configuration_input = data.talos_machine_configuration.role[each.value.role].machine_configuration
+  # The address Talos is reached at is the one the network reserves for
+  # this domain's MAC, read from both resources rather than from locals.
+  node = one([
+    for h in libvirt_network.this.ips[0].dhcp.hosts : h.ip
+    if lower(h.mac) == lower(libvirt_domain.node[each.key].devices.interfaces[0].mac.address)
+  ])
+  endpoint       = each.value.ip
+  config_patches = [local.hostname_patches[each.key]]
+
+  # A node can only take its configuration once its domain runs, and a
+  # replaced domain (new disk) needs it again.
+  depends_on = [libvirt_domain.node]
+  lifecycle {
+    replace_triggered_by = [libvirt_domain.node[each.key].id]
+  }
+}
+
+resource "talos_machine_bootstrap" "this" {
+  client_configuration = talos_machine_secrets.this.client_configuration
+  node                 = local.bootstrap_ip
+  endpoint             = local.bootstrap_ip
+
+  depends_on = [talos_machine_configuration_apply.node]
+}
+
+resource "talos_cluster_kubeconfig" "this" {
+  client_configuration = talos_machine_secrets.this.client_configuration
+  node                 = local.bootstrap_ip
+  endpoint             = local.bootstrap_ip
+
+  depends_on = [talos_machine_bootstrap.this]
+}
+
+data "talos_client_configuration" "this" {
+  cluster_name         = var.cluster_name
+  client_configuration = talos_machine_secrets.this.client_configuration
+  endpoints            = local.controlplane_ips
+  nodes                = local.node_ips
+}

@@ -1,0 +1,229 @@
+variable "cluster_name" {
+  description = "Cluster name: names the libvirt network, the volumes and domains (<cluster_name>-cp-N, <cluster_name>-worker-N) and the Talos/Kubernetes cluster."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?$", var.cluster_name))
+    error_message = "cluster_name must be 1-32 characters of lowercase letters, digits and '-', starting and ending with a letter or digit."
+  }
+}
+
+variable "pool" {
+  description = "Storage pool for the Talos image and the node disks."
+  type        = string
+  default     = "default"
+  nullable    = false
+}
+
+variable "talos_image" {
+  description = "Talos nocloud/metal disk image to boot from: an http(s):// or file:// URL or an absolute local path (uploaded once into the pool and shared by all nodes as a backing image)."
+  type        = string
+
+  validation {
+    condition     = can(regex("^(https?://|file://|/)", var.talos_image))
+    error_message = "talos_image must be an http(s):// or file:// URL or an absolute path."
+  }
+}
+
+variable "talos_image_format" {
+  description = "Format of talos_image: qcow2 or raw."
+  type        = string
+  default     = "raw"
+  nullable    = false
+
+  validation {
+    condition     = contains(["qcow2", "raw"], var.talos_image_format)
+    error_message = "talos_image_format must be \"qcow2\" or \"raw\"."
+  }
+}
+
+variable "network_cidr" {
+  description = "IPv4 subnet of the cluster's NAT network; the host (gateway) takes the first address."
+  type        = string
+  default     = "10.17.0.0/24"
+  nullable    = false
+
+  validation {
+    condition     = can(cidrhost(var.network_cidr, 0)) && !strcontains(var.network_cidr, ":") && try(tonumber(split("/", var.network_cidr)[1]) <= 26 && tonumber(split("/", var.network_cidr)[1]) >= 8, false)
+    error_message = "network_cidr must be an IPv4 CIDR between /8 and /26, for example 10.17.0.0/24."
+  }
+}
+
+variable "dns_domain" {
+  description = "DNS domain of the network; null uses <cluster_name>.local."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.dns_domain == null || can(regex("^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$", coalesce(var.dns_domain, "x")))
+    error_message = "dns_domain must be a DNS name such as lab.local."
+  }
+}
+
+variable "controlplane_ip_offset" {
+  description = "Host number in network_cidr of the first control-plane node (the others follow)."
+  type        = number
+  default     = 10
+  nullable    = false
+}
+
+variable "worker_ip_offset" {
+  description = "Host number in network_cidr of the first worker (the others follow)."
+  type        = number
+  default     = 20
+  nullable    = false
+}
+
+variable "controlplane_count" {
+  description = "Number of control-plane nodes: 1, 3 or 5 (an odd number keeps etcd quorum)."
+  type        = number
+  default     = 1
+  nullable    = false
+
+  validation {
+    condition     = contains([1, 3, 5], var.controlplane_count)
+    error_message = "controlplane_count must be 1, 3 or 5."
+  }
+}
+
+variable "worker_count" {
+  description = "Number of worker nodes (0-20)."
+  type        = number
+  default     = 1
+  nullable    = false
+
+  validation {
+    condition     = var.worker_count >= 0 && var.worker_count <= 20 && floor(var.worker_count) == var.worker_count
+    error_message = "worker_count must be a whole number between 0 and 20."
+  }
+}
+
+variable "controlplane" {
+  description = "Size of each control-plane node: memory in MiB (at least 2048 for Talos), vCPUs (at least 2) and disk in GiB (at least 10)."
+  type = object({
+    memory_mib = optional(number, 4096)
+    vcpus      = optional(number, 2)
+    disk_gib   = optional(number, 20)
+  })
+  default  = {}
+  nullable = false
+
+  validation {
+    condition     = var.controlplane.memory_mib >= 2048 && var.controlplane.memory_mib <= 262144 && floor(var.controlplane.memory_mib) == var.controlplane.memory_mib
+    error_message = "controlplane.memory_mib must be a whole number of MiB between 2048 and 262144."
+  }
+
+  validation {
+    condition     = var.controlplane.vcpus >= 2 && var.controlplane.vcpus <= 64 && floor(var.controlplane.vcpus) == var.controlplane.vcpus
+    error_message = "controlplane.vcpus must be a whole number between 2 and 64."
+  }
+
+  validation {
+    condition     = var.controlplane.disk_gib >= 10 && var.controlplane.disk_gib <= 4096 && floor(var.controlplane.disk_gib) == var.controlplane.disk_gib
+    error_message = "controlplane.disk_gib must be a whole number of GiB between 10 and 4096."
+  }
+}
+
+variable "worker" {
+  description = "Size of each worker: memory in MiB (at least 1024), vCPUs (at least 1) and disk in GiB (at least 10)."
+  type = object({
+    memory_mib = optional(number, 2048)
+    vcpus      = optional(number, 2)
+    disk_gib   = optional(number, 20)
+  })
+  default  = {}
+  nullable = false
+
+  validation {
+    condition     = var.worker.memory_mib >= 1024 && var.worker.memory_mib <= 262144 && floor(var.worker.memory_mib) == var.worker.memory_mib
+    error_message = "worker.memory_mib must be a whole number of MiB between 1024 and 262144."
+  }
+
+  validation {
+    condition     = var.worker.vcpus >= 1 && var.worker.vcpus <= 64 && floor(var.worker.vcpus) == var.worker.vcpus
+    error_message = "worker.vcpus must be a whole number between 1 and 64."
+  }
+
+  validation {
+    condition     = var.worker.disk_gib >= 10 && var.worker.disk_gib <= 4096 && floor(var.worker.disk_gib) == var.worker.disk_gib
+    error_message = "worker.disk_gib must be a whole number of GiB between 10 and 4096."
+  }
+}
+
+variable "domain_type" {
+  description = "libvirt domain type of the nodes: \"kvm\" or \"qemu\" (TCG)."
+  type        = string
+  default     = "kvm"
+  nullable    = false
+
+  validation {
+    condition     = contains(["kvm", "qemu"], var.domain_type)
+    error_message = "domain_type must be \"kvm\" or \"qemu\"."
+  }
+}
+
+variable "autostart" {
+  description = "Start the network and the nodes when libvirtd starts."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
+variable "talos_version" {
+  description = "Talos version the machine configuration is generated for (e.g. \"v1.9.5\"); null uses the provider's default."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.talos_version == null || can(regex("^v[0-9]+\\.[0-9]+(\\.[0-9]+)?$", coalesce(var.talos_version, "-")))
+    error_message = "talos_version must look like v1.9 or v1.9.5."
+  }
+}
+
+variable "kubernetes_version" {
+  description = "Kubernetes version (e.g. \"1.32.0\"); null uses Talos' default."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.kubernetes_version == null || can(regex("^v?[0-9]+\\.[0-9]+\\.[0-9]+$", coalesce(var.kubernetes_version, "-")))
+    error_message = "kubernetes_version must look like 1.32.0."
+  }
+}
+
+variable "install_disk" {
+  description = "Disk Talos installs itself to inside the node (the node's root disk is virtio, so /dev/vda)."
+  type        = string
+  default     = "/dev/vda"
+  nullable    = false
+
+  validation {
+    condition     = startswith(var.install_disk, "/dev/")
+    error_message = "install_disk must be a device path under /dev/, for example /dev/vda."
+  }
+}
+
+variable "vip" {
+  description = "Optional shared virtual IP for the Kubernetes API on the control planes (Talos VIP); it must be in network_cidr and not used by a node. null uses the first control plane's address as the endpoint."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.vip == null || can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+\\.[0-9]+$", coalesce(var.vip, "-")))
+    error_message = "vip must be an IPv4 address."
+  }
+}
+
+variable "controlplane_config_patches" {
+  description = "Extra Talos config patches (YAML or JSON strings) for every control-plane node."
+  type        = list(string)
+  default     = []
+  nullable    = false
+}
+
+variable "worker_config_patches" {
+  description = "Extra Talos config patches (YAML or JSON strings) for every worker."
+  type        = list(string)
+  default     = []
+  nullable    = false
+}
