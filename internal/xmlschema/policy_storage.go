@@ -9,6 +9,8 @@ var StoragePoolPolicy = Policy{
 		"uuid",
 		// sizes are reported by libvirt, never configured
 		"allocation", "allocation_unit", "capacity", "capacity_unit", "available", "available_unit",
+		// libvirt derives it for some types (logical: /dev/<vg>); dir pools need it set
+		"target.path",
 	},
 	DefaultUnit: "bytes",
 }
@@ -23,6 +25,7 @@ var StorageVolumePolicy = Policy{
 		"key",                           // chosen by libvirt (the path for file pools); also the resource id
 		"allocation", "allocation_unit", // reported by libvirt
 		"capacity", "capacity_unit", // taken from uploaded content when not given
+		"target.format.type", // taken from uploaded content (qcow2 magic) when not given
 	},
 	DefaultUnit: "bytes",
 }

@@ -1,0 +1,242 @@
+package storage
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Source is image content opened for streaming.
+type Source struct {
+	// URL is what the user gave, for messages.
+	URL string
+	// Size is the content length in bytes, -1 when the server sent none.
+	Size int64
+	// Format is "qcow2" when the content starts with the qcow2 magic, else "raw".
+	Format string
+	// VirtualSize is the disk size a qcow2 image declares in its header (0 for raw).
+	VirtualSize uint64
+	// HTTPStatus is the response status of an http(s) source (0 for files).
+	HTTPStatus int
+
+	body   io.ReadCloser
+	raw    io.Reader // the content before peeking
+	reader *countingReader
+	stall  context.CancelFunc
+}
+
+// peekSize is how much of the content is looked at before uploading: enough
+// for the qcow2 header fields used here, small enough to never matter.
+const peekSize = 64 << 10
+
+// httpClient is shared so that connections are reused; it has no overall
+// timeout (images are large) but bounds connecting and waiting for headers,
+// and stalled bodies are caught by the stall timer in countingReader.
+var httpClient = &http.Client{
+	Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   30 * time.Second,
+		ResponseHeaderTimeout: 60 * time.Second,
+		MaxIdleConnsPerHost:   4,
+		// Compressed transfer would hide the real length and cost CPU.
+		DisableCompression: true,
+	},
+}
+
+// StallTimeout aborts a download that delivers no byte for this long.
+var StallTimeout = 2 * time.Minute
+
+// Open opens content from an http:// or https:// URL, a file:// URL or a
+// local path, and peeks at its first bytes to find its format. Close it.
+func Open(ctx context.Context, raw string) (*Source, error) {
+	s := &Source{URL: raw, Size: -1}
+	u, err := url.Parse(raw)
+	switch {
+	case err == nil && (u.Scheme == "http" || u.Scheme == "https"):
+		if err := s.openHTTP(ctx, u); err != nil {
+			return nil, err
+		}
+	case err == nil && u.Scheme == "file":
+		if u.Host != "" && u.Host != "localhost" {
+			return nil, fmt.Errorf("%s: file URLs must name a local file (file:///path), not host %q", raw, u.Host)
+		}
+		if err := s.openFile(u.Path); err != nil {
+			return nil, err
+		}
+	case strings.Contains(raw, "://"):
+		return nil, fmt.Errorf("%s: unsupported URL scheme; use http://, https://, file:// or a local path", raw)
+	default:
+		if err := s.openFile(raw); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.peek(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Source) openFile(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", s.URL, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("opening %s: %w", s.URL, err)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return fmt.Errorf("%s is not a regular file", s.URL)
+	}
+	s.Size = st.Size()
+	s.body, s.raw = f, f
+	return nil
+}
+
+func (s *Source) openHTTP(ctx context.Context, u *url.URL) error {
+	ctx, cancel := context.WithCancel(ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		cancel()
+		return fmt.Errorf("%s: %w", s.URL, err)
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		cancel()
+		return fmt.Errorf("downloading %s: %w", s.URL, err)
+	}
+	s.HTTPStatus = resp.StatusCode
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		resp.Body.Close()
+		cancel()
+		return fmt.Errorf("downloading %s: HTTP status %s", s.URL, resp.Status)
+	}
+	s.Size = resp.ContentLength // -1 when unknown
+	s.body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	s.raw, s.stall = resp.Body, cancel
+	return nil
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+// peek reads the first bytes into a small buffer (never the whole image) and
+// recognises qcow2.
+func (s *Source) peek() error {
+	br := bufio.NewReaderSize(s.raw, peekSize)
+	s.reader = &countingReader{r: &drainThen{first: br, rest: s.raw}, expected: s.Size, stall: s.stall}
+	head, err := br.Peek(qcow2HeaderLen)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return s.errorf("reading the first bytes: %w", err)
+	}
+	s.Format = "raw"
+	if vs, ok := ParseQcow2Header(head); ok {
+		s.Format = "qcow2"
+		s.VirtualSize = vs
+	}
+	return nil
+}
+
+// Reader returns the content from its first byte. It fails with an error
+// naming the URL when the content is shorter or longer than the announced
+// length, or when the transfer stalls.
+func (s *Source) Reader() io.Reader { return s.reader }
+
+// Transferred is the number of content bytes read so far.
+func (s *Source) Transferred() int64 { return s.reader.n.Load() }
+
+// Close releases the file or connection.
+func (s *Source) Close() error {
+	if s.body == nil {
+		return nil
+	}
+	return s.body.Close()
+}
+
+func (s *Source) errorf(format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	status := ""
+	if s.HTTPStatus != 0 {
+		status = fmt.Sprintf(", HTTP status %d", s.HTTPStatus)
+	}
+	return fmt.Errorf("%s: %w (%d bytes transferred%s)", s.URL, err, s.Transferred(), status)
+}
+
+// countingReader counts bytes, checks the total against the announced length
+// and aborts the transfer (via stall) when no byte arrives for StallTimeout.
+type countingReader struct {
+	r        io.Reader
+	expected int64
+	n        atomic.Int64
+	stall    context.CancelFunc
+	stalled  atomic.Bool
+	err      error // the first read error, kept for the final message
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	var timer *time.Timer
+	if c.stall != nil && StallTimeout > 0 {
+		timer = time.AfterFunc(StallTimeout, func() { c.stalled.Store(true); c.stall() })
+	}
+	n, err := c.r.Read(p)
+	if timer != nil {
+		timer.Stop()
+	}
+	total := c.n.Add(int64(n))
+	if c.expected >= 0 && total > c.expected {
+		err = fmt.Errorf("content is longer than the announced %d bytes", c.expected)
+	}
+	if errors.Is(err, io.EOF) && c.expected >= 0 && total < c.expected {
+		err = fmt.Errorf("content ended after %d of %d bytes", total, c.expected)
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		if c.stalled.Load() {
+			err = fmt.Errorf("no data for %s: %w", StallTimeout, err)
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) && c.expected >= 0 {
+			err = fmt.Errorf("connection closed after %d of %d bytes: %w", total, c.expected, err)
+		}
+		if c.err == nil {
+			c.err = err
+		}
+	}
+	return n, err
+}
+
+// drainThen reads what the peek buffer holds, then the underlying reader
+// directly (no extra copy through the buffer for the bulk of the image).
+type drainThen struct {
+	first *bufio.Reader
+	rest  io.Reader
+}
+
+func (d *drainThen) Read(p []byte) (int, error) {
+	if d.first != nil {
+		if d.first.Buffered() > 0 {
+			return d.first.Read(p)
+		}
+		d.first = nil
+	}
+	return d.rest.Read(p)
+}

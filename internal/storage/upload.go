@@ -1,0 +1,148 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/digitalocean/go-libvirt"
+	"libvirt.org/go/libvirtxml"
+)
+
+// VolumeRequest describes a volume to create from content.
+type VolumeRequest struct {
+	Pool libvirt.StoragePool
+	// LockKey names the pool for PoolLocks (connection URI + pool name).
+	LockKey string
+	// Def is the volume as configured. Its format is set from the content
+	// when not given; its capacity is replaced by the content's size.
+	Def *libvirtxml.StorageVolume
+	// Capacity is the configured capacity in bytes, 0 when not configured:
+	// the volume is grown to it after the upload when the content is smaller.
+	Capacity uint64
+}
+
+// CreateVolume creates a volume holding src's content: it creates the volume
+// with the content's format and size (a qcow2 image keeps its format and
+// virtual size), streams the content in, and grows the volume to the
+// configured capacity. Any failure deletes the half-made volume; the error
+// names the URL, the HTTP status and the bytes transferred.
+func CreateVolume(ctx context.Context, l *libvirt.Libvirt, locks *PoolLocks, req VolumeRequest, src *Source) (libvirt.StorageVol, error) {
+	def := *req.Def
+	if def.Target == nil {
+		def.Target = &libvirtxml.StorageVolumeTarget{}
+	} else {
+		t := *def.Target
+		def.Target = &t
+	}
+	format := src.Format
+	if def.Target.Format != nil && def.Target.Format.Type != "" {
+		format = def.Target.Format.Type
+		if format == "qcow2" && src.Format != "qcow2" {
+			return libvirt.StorageVol{}, src.errorf("target.format.type is qcow2 but the content is not a qcow2 image")
+		}
+	} else {
+		def.Target.Format = &libvirtxml.StorageVolumeTargetFormat{Type: format}
+	}
+
+	// contentSize is the disk size the content gives the volume: a qcow2
+	// image's virtual size, else the byte length (unknown: -1).
+	contentSize := src.Size
+	if format == "qcow2" {
+		contentSize = int64(src.VirtualSize)
+	}
+	if req.Capacity > 0 && contentSize > 0 && uint64(contentSize) > req.Capacity {
+		return libvirt.StorageVol{}, src.errorf("capacity %d is smaller than the content's size %d bytes; a volume cannot shrink its image", req.Capacity, contentSize)
+	}
+	createSize := uint64(0)
+	if contentSize > 0 {
+		createSize = uint64(contentSize)
+	}
+	def.Capacity = &libvirtxml.StorageVolumeSize{Unit: "bytes", Value: createSize}
+	if def.Allocation == nil {
+		// sparse: the upload writes the data, preallocating first would write it twice
+		def.Allocation = &libvirtxml.StorageVolumeSize{Unit: "bytes", Value: 0}
+	}
+	xml, err := def.Marshal()
+	if err != nil {
+		return libvirt.StorageVol{}, fmt.Errorf("writing volume XML: %w", err)
+	}
+
+	unlock := locks.Lock(req.LockKey)
+	vol, err := l.StorageVolCreateXML(req.Pool, xml, 0)
+	unlock()
+	if err != nil {
+		return libvirt.StorageVol{}, fmt.Errorf("creating volume %q in pool %q: %w", def.Name, req.Pool.Name, err)
+	}
+	fail := func(err error) (libvirt.StorageVol, error) {
+		unlock := locks.Lock(req.LockKey)
+		defer unlock()
+		if derr := l.StorageVolDelete(vol, 0); derr != nil {
+			return libvirt.StorageVol{}, fmt.Errorf("%w; deleting the incomplete volume %s also failed: %v", err, vol.Key, derr)
+		}
+		return libvirt.StorageVol{}, err
+	}
+
+	if err := Upload(ctx, l, vol, src); err != nil {
+		return fail(err)
+	}
+
+	_, capacity, _, err := l.StorageVolGetInfo(vol)
+	if err != nil {
+		return fail(fmt.Errorf("reading volume %s after upload: %w", vol.Key, err))
+	}
+	if req.Capacity > 0 && capacity > req.Capacity {
+		return fail(src.errorf("capacity %d is smaller than the uploaded content's size %d bytes", req.Capacity, capacity))
+	}
+	if req.Capacity > capacity {
+		if err := l.StorageVolResize(vol, req.Capacity, 0); err != nil {
+			return fail(fmt.Errorf("growing volume %s to %d bytes after upload: %w", vol.Key, req.Capacity, err))
+		}
+	}
+	return vol, nil
+}
+
+// Upload streams src into vol from offset 0. Memory use is flat: the content
+// passes through go-libvirt's stream buffer, nothing is spooled.
+func Upload(ctx context.Context, l *libvirt.Libvirt, vol libvirt.StorageVol, src *Source) error {
+	length := uint64(0) // 0: until the end of the stream
+	if src.Size > 0 {
+		length = uint64(src.Size)
+	}
+	r := &ctxReader{ctx: ctx, r: src.Reader()}
+	err := l.StorageVolUpload(vol, r, 0, length, 0)
+	// The source's own failure explains a libvirt stream abort best.
+	if rerr := src.reader.err; rerr != nil {
+		return src.errorf("upload aborted: %w", rerr)
+	}
+	if r.err != nil {
+		return src.errorf("upload aborted: %w", r.err)
+	}
+	if err != nil {
+		return src.errorf("libvirt upload stream into %s: %w", vol.Key, err)
+	}
+	if src.Size >= 0 && src.Transferred() != src.Size {
+		return src.errorf("uploaded %d of %d bytes", src.Transferred(), src.Size)
+	}
+	return nil
+}
+
+// ctxReader ends the stream when ctx is done (timeouts, interrupts).
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+	err error
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		c.err = err
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) && c.err == nil && c.ctx.Err() != nil {
+		c.err = c.ctx.Err()
+	}
+	return n, err
+}
