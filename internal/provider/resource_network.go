@@ -3,8 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -23,6 +25,7 @@ func init() { registerResource("libvirt_network", NewNetworkResource) }
 var (
 	_ resource.ResourceWithImportState = (*networkResource)(nil)
 	_ resource.ResourceWithConfigure   = (*networkResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*networkResource)(nil)
 )
 
 // NewNetworkResource returns the libvirt_network resource.
@@ -44,7 +47,9 @@ func networkSchema() schema.Schema {
 	return schema.Schema{
 		Description: "A libvirt virtual network. The attributes mirror the libvirt network XML " +
 			"(https://libvirt.org/formatnetwork.html) one to one. The network is defined and started; " +
-			"changes to DHCP host reservations and DNS hosts are applied live, other changes redefine and restart it.",
+			"changes to DHCP host reservations (`ips[].dhcp.hosts`) and DNS hosts (`dns.host`) are applied live " +
+			"without a restart; other changes redefine and restart the network, and the plan warns about it; " +
+			"changing `name` or `uuid` replaces it. Destroying a network that running domains use fails and names them.",
 		Attributes: mergeAttributes(xmlschema.Network().Attributes(), map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
@@ -196,27 +201,71 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	plan := objectAttrs(req.Plan.Raw)
-	id, _ := stringAttr(objectAttrs(req.State.Raw), "id")
+	prior := objectAttrs(req.State.Raw)
+	id, _ := stringAttr(prior, "id")
 	net, err := networkRef(id)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid network id", err.Error())
 		return
 	}
 	model := xmlschema.Network()
-	doc, err := model.FromValues(docValues(model.AttributeTypes(), plan))
+	planDoc := docValues(model.AttributeTypes(), plan)
+	stateDoc := docValues(model.AttributeTypes(), prior)
+	doc, err := model.FromValues(planDoc)
 	if err != nil {
 		addConversionError(&resp.Diagnostics, "Invalid network definition", err)
 		return
 	}
 	doc.UUID = id
-	xml, err := doc.Marshal()
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot write network XML", err.Error())
+	changes := diffNetwork(stateDoc, planDoc)
+	autostart, _ := boolAttr(plan, "autostart")
+	if len(changes.restart) > 0 {
+		r.redefineAndRestart(ctx, net, doc, &resp.Diagnostics)
+	} else if len(changes.live) > 0 {
+		old, err := model.FromValues(stateDoc)
+		if err != nil {
+			addConversionError(&resp.Diagnostics, "Invalid network state", err)
+			return
+		}
+		r.updateLive(ctx, net, old, doc, &resp.Diagnostics)
+	}
+	if !resp.Diagnostics.HasError() {
+		err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+			var a int32
+			if autostart {
+				a = 1
+			}
+			return l.NetworkSetAutostart(net, a)
+		})
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot set network autostart", err.Error())
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		// keep what was applied before the failure: the next plan shows the rest
+		if state, found, rerr := r.read(ctx, net, prior); rerr == nil && found {
+			resp.State.Raw = buildObject(req.State.Raw.Type(), state.doc, state.own)
+		}
 		return
 	}
-	autostart, _ := boolAttr(plan, "autostart")
+	state, found, err := r.read(ctx, net, plan)
+	if err != nil || !found {
+		resp.Diagnostics.AddError("Cannot read network after update", fmt.Sprint(err))
+		return
+	}
+	resp.State.Raw = buildObject(req.Plan.Raw.Type(), state.doc, state.own)
+}
+
+// redefineAndRestart replaces the persistent definition and restarts the
+// network so it runs with it. Guests on it lose connectivity meanwhile; the
+// plan warned about that (ModifyPlan).
+func (r *networkResource) redefineAndRestart(ctx context.Context, net libvirt.Network, doc *libvirtxml.Network, diags *diag.Diagnostics) {
+	xml, err := doc.Marshal()
+	if err != nil {
+		diags.AddError("Cannot write network XML", err.Error())
+		return
+	}
 	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
-		// redefine, then restart so the running network uses the new definition
 		if _, err := l.NetworkDefineXMLFlags(xml, uint32(libvirt.NetworkDefineValidate)); err != nil {
 			return fmt.Errorf("redefining network: %w", err)
 		}
@@ -226,24 +275,48 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 			}
 		}
 		if err := l.NetworkCreate(net); err != nil {
-			return fmt.Errorf("starting network: %w", err)
+			return fmt.Errorf("starting network with the new definition: %w", err)
 		}
-		var a int32
-		if autostart {
-			a = 1
-		}
-		return l.NetworkSetAutostart(net, a)
+		return nil
 	})
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot update network", err.Error())
+		diags.AddError("Cannot update network", err.Error())
+	}
+}
+
+// updateLive applies DHCP host and DNS host changes with virNetworkUpdate:
+// the running network (dnsmasq) and its definition change, nothing restarts.
+func (r *networkResource) updateLive(ctx context.Context, net libvirt.Network, old, new *libvirtxml.Network, diags *diag.Diagnostics) {
+	ops, err := networkLiveOps(old, new)
+	if err != nil {
+		diags.AddError("Cannot plan the live network update", err.Error())
 		return
 	}
-	state, found, err := r.read(ctx, net, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read network after update", fmt.Sprint(err))
-		return
+	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		x, err := l.NetworkGetXMLDesc(net, 0)
+		if err != nil {
+			return err
+		}
+		var live libvirtxml.Network
+		if err := live.Unmarshal(x); err != nil {
+			return fmt.Errorf("parsing network XML: %w", err)
+		}
+		flags := networkUpdateFlags
+		if active, err := l.NetworkIsActive(net); err != nil {
+			return err
+		} else if active != 1 {
+			flags = libvirt.NetworkUpdateAffectConfig // stopped out of band: the next start uses it
+		}
+		for _, op := range ops {
+			if err := applyNetworkUpdate(l, net, &live, op, flags); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		diags.AddError("Cannot update network live", err.Error())
 	}
-	resp.State.Raw = buildObject(req.Plan.Raw.Type(), state.doc, state.own)
 }
 
 func (r *networkResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -256,16 +329,44 @@ func (r *networkResource) Delete(ctx context.Context, req resource.DeleteRequest
 		resp.Diagnostics.AddError("Invalid network id", err.Error())
 		return
 	}
+	var users []string
 	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
-		if active, err := l.NetworkIsActive(net); err == nil && active == 1 {
+		users = nil
+		active, err := l.NetworkIsActive(net)
+		if err != nil {
+			return err
+		}
+		if active == 1 {
+			x, err := l.NetworkGetXMLDesc(net, 0)
+			if err != nil {
+				return err
+			}
+			var doc libvirtxml.Network
+			if err := doc.Unmarshal(x); err != nil {
+				return fmt.Errorf("parsing network XML: %w", err)
+			}
+			bridge := ""
+			if doc.Bridge != nil {
+				bridge = doc.Bridge.Name
+			}
+			if users, err = domainsUsingNetwork(l, doc.Name, bridge); err != nil {
+				return err
+			}
+			if len(users) > 0 {
+				return nil
+			}
 			if err := l.NetworkDestroy(net); err != nil {
 				return err
 			}
-		} else if err != nil {
-			return err
 		}
 		return l.NetworkUndefine(net)
 	})
+	if len(users) > 0 {
+		resp.Diagnostics.AddError("Network is in use",
+			fmt.Sprintf("Running domains have interfaces on this network: %s. Stop them or move their interfaces "+
+				"to another network first; destroying the network would cut them off.", strings.Join(users, ", ")))
+		return
+	}
 	if err != nil && !libvirtconn.IsNotFound(err) {
 		resp.Diagnostics.AddError("Cannot delete network", err.Error())
 	}
@@ -295,4 +396,48 @@ func (r *networkResource) ImportState(ctx context.Context, req resource.ImportSt
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), uuid)...)
+}
+
+// ModifyPlan makes the plan say what an update does: DHCP host and DNS host
+// changes apply live; any other change restarts the network (a warning names
+// the attributes); a new name or UUID replaces it. It works on the raw values
+// in one pass: attribute-level plan modifiers over the document tree would
+// cost far more (internal/xmlschema keeps them out of the tree).
+func (r *networkResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
+		return // create or destroy
+	}
+	plan := objectAttrs(req.Plan.Raw)
+	state := objectAttrs(req.State.Raw)
+	config := objectAttrs(req.Config.Raw)
+	if plan == nil || state == nil {
+		return
+	}
+	types := xmlschema.Network().AttributeTypes()
+	planDoc := docValues(types, plan)
+	for name := range types {
+		if c, ok := config[name]; ok {
+			planDoc[name] = keepNetworkChosenValues(planDoc[name], c, state[name])
+		}
+	}
+	changes := diffNetwork(docValues(types, state), planDoc)
+	for _, p := range changes.replace {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root(p))
+	}
+	if len(changes.replace) == 0 && len(changes.restart) > 0 {
+		name, _ := stringAttr(state, "name")
+		resp.Diagnostics.AddAttributeWarning(path.Root(strings.SplitN(strings.SplitN(changes.restart[0], ".", 2)[0], "[", 2)[0]),
+			"Network restart",
+			fmt.Sprintf("libvirt_network %q: changing %s restarts the network; running guests on it lose connectivity "+
+				"(libvirt detaches their interfaces from the bridge while the network is down). Changes to "+
+				"ips[].dhcp.hosts and dns.host alone apply live without a restart.",
+				name, joinNetworkPaths(changes.restart, 8)))
+	}
+	own := make(map[string]tftypes.Value, len(plan)-len(types))
+	for name, v := range plan {
+		if _, isDoc := types[name]; !isDoc {
+			own[name] = v
+		}
+	}
+	resp.Plan.Raw = buildObject(req.Plan.Raw.Type(), planDoc, own)
 }

@@ -13,6 +13,9 @@ var NetworkPolicy = Policy{
 	Identity: map[string][]string{
 		"ips":            {"address"},
 		"ips.dhcp.hosts": {"mac"},
+		// libvirt keeps one DNS host entry per IP; with an identity, entries
+		// added out of band stay in state and show as drift
+		"dns.host": {"ip"},
 	},
 	DefaultUnit: "KiB",
 }

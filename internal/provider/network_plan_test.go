@@ -1,0 +1,296 @@
+package provider
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
+)
+
+// Unit tests of the network's plan logic and live-update operations (no
+// libvirtd needed). TestAccNetwork_* prove the same against libvirt.
+
+func testNetworkDoc() *libvirtxml.Network {
+	return &libvirtxml.Network{
+		Name:    "unit",
+		UUID:    "6a0d6c8e-3c39-4a52-9a1e-0d1f4f1f3b21",
+		Forward: &libvirtxml.NetworkForward{Mode: "nat"},
+		Bridge:  &libvirtxml.NetworkBridge{Name: "virbr9"},
+		Domain:  &libvirtxml.NetworkDomain{Name: "unit.local"},
+		DNS: &libvirtxml.NetworkDNS{Host: []libvirtxml.NetworkDNSHost{
+			{IP: "10.9.0.10", Hostnames: []libvirtxml.NetworkDNSHostHostname{{Hostname: "a"}}},
+		}},
+		IPs: []libvirtxml.NetworkIP{{
+			Address: "10.9.0.1", Prefix: 24,
+			DHCP: &libvirtxml.NetworkDHCP{
+				Ranges: []libvirtxml.NetworkDHCPRange{{Start: "10.9.0.100", End: "10.9.0.200"}},
+				Hosts: []libvirtxml.NetworkDHCPHost{
+					{MAC: "52:54:00:00:00:0a", IP: "10.9.0.10", Name: "a"},
+					{MAC: "52:54:00:00:00:0b", IP: "10.9.0.11", Name: "b"},
+				},
+			},
+		}},
+	}
+}
+
+// networkObject is the resource value of doc with the given own attributes.
+func networkObject(t *testing.T, doc *libvirtxml.Network, id string) tftypes.Value {
+	t.Helper()
+	typ := networkSchema().Type().TerraformType(context.Background())
+	return buildObject(typ, xmlschema.Network().ToValues(doc), map[string]tftypes.Value{
+		"id": tfString(id), "autostart": tfBool(false),
+	})
+}
+
+func modifyNetworkPlan(t *testing.T, state, plan, config tftypes.Value) *resource.ModifyPlanResponse {
+	t.Helper()
+	s := networkSchema()
+	resp := &resource.ModifyPlanResponse{Plan: tfsdk.Plan{Schema: s, Raw: plan}}
+	(&networkResource{}).ModifyPlan(context.Background(), resource.ModifyPlanRequest{
+		State:  tfsdk.State{Schema: s, Raw: state},
+		Plan:   tfsdk.Plan{Schema: s, Raw: plan},
+		Config: tfsdk.Config{Schema: s, Raw: config},
+	}, resp)
+	return resp
+}
+
+func TestNetworkModifyPlan(t *testing.T) {
+	const id = "6a0d6c8e-3c39-4a52-9a1e-0d1f4f1f3b21"
+	state := networkObject(t, testNetworkDoc(), id)
+
+	cases := map[string]struct {
+		change      func(*libvirtxml.Network)
+		wantReplace []string
+		wantWarning string // substring of the restart warning; "" = no warning
+	}{
+		"nothing": {change: func(*libvirtxml.Network) {}},
+		"dhcp host added": {change: func(d *libvirtxml.Network) {
+			d.IPs[0].DHCP.Hosts = append(d.IPs[0].DHCP.Hosts, libvirtxml.NetworkDHCPHost{MAC: "52:54:00:00:00:0c", IP: "10.9.0.12"})
+		}},
+		"dhcp host ip changed and dns host removed": {change: func(d *libvirtxml.Network) {
+			d.IPs[0].DHCP.Hosts[1].IP = "10.9.0.21"
+			d.DNS.Host = nil
+		}},
+		"dhcp range changed": {
+			change:      func(d *libvirtxml.Network) { d.IPs[0].DHCP.Ranges[0].End = "10.9.0.150" },
+			wantWarning: "changing ips[0].dhcp.ranges[0].end restarts the network",
+		},
+		"forward mode and a host changed": {
+			change: func(d *libvirtxml.Network) {
+				d.Forward.Mode = "route"
+				d.IPs[0].DHCP.Hosts[0].Name = "a2"
+			},
+			wantWarning: "changing forward.mode restarts",
+		},
+		"name changed": {
+			change:      func(d *libvirtxml.Network) { d.Name = "unit2"; d.Domain.Name = "x" },
+			wantReplace: []string{"name"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			doc := testNetworkDoc()
+			tc.change(doc)
+			plan := networkObject(t, doc, id)
+			resp := modifyNetworkPlan(t, state, plan, plan)
+			var warnings []string
+			for _, d := range resp.Diagnostics {
+				warnings = append(warnings, d.Summary()+": "+d.Detail())
+			}
+			if resp.Diagnostics.HasError() {
+				t.Fatalf("errors: %v", warnings)
+			}
+			switch {
+			case tc.wantWarning == "" && len(warnings) > 0:
+				t.Errorf("unexpected warning: %v", warnings)
+			case tc.wantWarning != "" && (len(warnings) != 1 || !strings.Contains(warnings[0], tc.wantWarning)):
+				t.Errorf("warnings = %v, want one containing %q", warnings, tc.wantWarning)
+			}
+			var replace []string
+			for _, p := range resp.RequiresReplace {
+				replace = append(replace, p.String())
+			}
+			if strings.Join(replace, ",") != strings.Join(tc.wantReplace, ",") {
+				t.Errorf("RequiresReplace = %v, want %v", replace, tc.wantReplace)
+			}
+		})
+	}
+}
+
+// An update must not show libvirt's choices (UUID, bridge name) as unknown
+// when the configuration leaves them out: they stay as they are.
+func TestNetworkModifyPlanKeepsChosenValues(t *testing.T) {
+	const id = "6a0d6c8e-3c39-4a52-9a1e-0d1f4f1f3b21"
+	state := networkObject(t, testNetworkDoc(), id)
+	doc := testNetworkDoc()
+	doc.IPs[0].DHCP.Ranges[0].End = "10.9.0.150"
+	doc.UUID, doc.Bridge = "", nil
+	config := networkObject(t, doc, id)
+	attrs := objectAttrs(config)
+	types := xmlschema.Network().AttributeTypes()
+	planAttrs := make(map[string]tftypes.Value, len(attrs))
+	for k, v := range attrs {
+		planAttrs[k] = v
+	}
+	planAttrs["uuid"] = tftypes.NewValue(types["uuid"], tftypes.UnknownValue)
+	planAttrs["bridge"] = tftypes.NewValue(types["bridge"], tftypes.UnknownValue)
+	plan := tftypes.NewValue(config.Type(), planAttrs)
+
+	resp := modifyNetworkPlan(t, state, plan, config)
+	got := objectAttrs(resp.Plan.Raw)
+	if u, ok := stringAttr(got, "uuid"); !ok || u != id {
+		t.Errorf("planned uuid = %v, want the state's %s", got["uuid"], id)
+	}
+	if b := objectAttrs(got["bridge"]); b == nil {
+		t.Errorf("planned bridge = %v, want the state's", got["bridge"])
+	} else if n, _ := stringAttr(b, "name"); n != "virbr9" {
+		t.Errorf("planned bridge.name = %q, want virbr9", n)
+	}
+	// the restart warning is still there
+	if len(resp.Diagnostics) != 1 || resp.Diagnostics[0].Summary() != "Network restart" {
+		t.Errorf("diagnostics = %v", resp.Diagnostics)
+	}
+	// and a value unknown in the configuration itself stays unknown
+	configAttrs := objectAttrs(config)
+	configAttrs["uuid"] = tftypes.NewValue(types["uuid"], tftypes.UnknownValue)
+	config = tftypes.NewValue(config.Type(), configAttrs)
+	resp = modifyNetworkPlan(t, state, plan, config)
+	if objectAttrs(resp.Plan.Raw)["uuid"].IsKnown() {
+		t.Errorf("uuid unknown in the configuration became known in the plan")
+	}
+	if len(resp.RequiresReplace) != 1 || !resp.RequiresReplace[0].Equal(path.Root("uuid")) {
+		t.Errorf("an unknown uuid should force replacement, got %v", resp.RequiresReplace)
+	}
+}
+
+func opSummary(ops []networkUpdateOp) []string {
+	var out []string
+	for _, op := range ops {
+		verb := map[libvirt.NetworkUpdateCommand]string{
+			libvirt.NetworkUpdateCommandAddLast: "add", libvirt.NetworkUpdateCommandDelete: "delete",
+			libvirt.NetworkUpdateCommandModify: "modify",
+		}[op.command]
+		out = append(out, verb+" "+op.xml)
+	}
+	return out
+}
+
+func TestNetworkLiveOps(t *testing.T) {
+	cases := map[string]struct {
+		change func(*libvirtxml.Network)
+		want   []string
+	}{
+		"add host": {
+			change: func(d *libvirtxml.Network) {
+				d.IPs[0].DHCP.Hosts = append(d.IPs[0].DHCP.Hosts, libvirtxml.NetworkDHCPHost{MAC: "52:54:00:00:00:0c", IP: "10.9.0.12", Name: "c"})
+			},
+			want: []string{`add <host mac="52:54:00:00:00:0c" name="c" ip="10.9.0.12"></host>`},
+		},
+		"change host ip: modify": {
+			change: func(d *libvirtxml.Network) { d.IPs[0].DHCP.Hosts[1].IP = "10.9.0.21" },
+			want:   []string{`modify <host mac="52:54:00:00:00:0b" name="b" ip="10.9.0.21"></host>`},
+		},
+		"swap ips: each modify hits its own host first": {
+			change: func(d *libvirtxml.Network) {
+				d.IPs[0].DHCP.Hosts[0].IP, d.IPs[0].DHCP.Hosts[1].IP = "10.9.0.11", "10.9.0.10"
+			},
+			want: []string{
+				`modify <host mac="52:54:00:00:00:0a" name="a" ip="10.9.0.11"></host>`,
+				`modify <host mac="52:54:00:00:00:0b" name="b" ip="10.9.0.10"></host>`,
+			},
+		},
+		"new host takes a renamed host's name: rename first, then add": {
+			change: func(d *libvirtxml.Network) {
+				d.IPs[0].DHCP.Hosts = []libvirtxml.NetworkDHCPHost{
+					{MAC: "52:54:00:00:00:0c", IP: "10.9.0.12", Name: "a"},
+					{MAC: "52:54:00:00:00:0a", IP: "10.9.0.10", Name: "a2"},
+					{MAC: "52:54:00:00:00:0b", IP: "10.9.0.11", Name: "b"},
+				}
+			},
+			want: []string{
+				`modify <host mac="52:54:00:00:00:0a" name="a2" ip="10.9.0.10"></host>`,
+				`add <host mac="52:54:00:00:00:0c" name="a" ip="10.9.0.12"></host>`,
+			},
+		},
+		"remove host, change dns host": {
+			change: func(d *libvirtxml.Network) {
+				d.IPs[0].DHCP.Hosts = d.IPs[0].DHCP.Hosts[1:]
+				d.DNS.Host[0].Hostnames[0].Hostname = "a2"
+			},
+			want: []string{
+				`delete <host ip="10.9.0.10"></host>`,
+				`add <host ip="10.9.0.10"><hostname>a2</hostname></host>`,
+				`delete <host mac="52:54:00:00:00:0a" name="a" ip="10.9.0.10"></host>`,
+			},
+		},
+		"DHCPv6 host by id changes address: delete and add (modify would miss it)": {
+			change: func(d *libvirtxml.Network) {
+				d.IPs = append(d.IPs, libvirtxml.NetworkIP{Family: "ipv6", Address: "fd00::1", Prefix: 64,
+					DHCP: &libvirtxml.NetworkDHCP{Hosts: []libvirtxml.NetworkDHCPHost{{ID: "0:3:0:1:0:16:3e:11:22:33", IP: "fd00::20"}}}})
+			},
+			want: []string{`delete <host id="0:3:0:1:0:16:3e:11:22:33" ip="fd00::10"></host>`, `add <host id="0:3:0:1:0:16:3e:11:22:33" ip="fd00::20"></host>`},
+		},
+		"mac case only": {
+			change: func(d *libvirtxml.Network) { d.IPs[0].DHCP.Hosts[0].MAC = "52:54:00:00:00:0A" },
+			want:   nil,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			doc := testNetworkDoc()
+			tc.change(doc)
+			old := testNetworkDoc()
+			if len(doc.IPs) > 1 {
+				old.IPs = append(old.IPs, doc.IPs[1])
+				old.IPs[1].DHCP = &libvirtxml.NetworkDHCP{Hosts: []libvirtxml.NetworkDHCPHost{{ID: "0:3:0:1:0:16:3e:11:22:33", IP: "fd00::10"}}}
+			}
+			ops, err := networkLiveOps(old, doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := opSummary(ops)
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("ops:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+			for _, op := range ops {
+				if op.section == libvirt.NetworkSectionIPDhcpHost && networkIPIndex(doc, op.ipAddress) < 0 {
+					t.Errorf("op %q: parent ip %q not found", op.what, op.ipAddress)
+				}
+			}
+		})
+	}
+}
+
+// Two reservations for one MAC, IP or name: refused before any change.
+func TestNetworkLiveOpsDuplicate(t *testing.T) {
+	doc := testNetworkDoc()
+	doc.IPs[0].DHCP.Hosts[1].IP = "10.9.0.10"
+	_, err := networkLiveOps(testNetworkDoc(), doc)
+	if err == nil || !strings.Contains(err.Error(), "10.9.0.10") || !strings.Contains(err.Error(), "ips[0].dhcp.hosts") {
+		t.Fatalf("err = %v, want a duplicate-IP error naming ips[0].dhcp.hosts and 10.9.0.10", err)
+	}
+}
+
+func TestDomainUsesNetwork(t *testing.T) {
+	doc := &libvirtxml.Domain{Devices: &libvirtxml.DomainDeviceList{Interfaces: []libvirtxml.DomainInterface{
+		{Source: &libvirtxml.DomainInterfaceSource{Network: &libvirtxml.DomainInterfaceSourceNetwork{Network: "other"}}},
+		{Source: &libvirtxml.DomainInterfaceSource{Bridge: &libvirtxml.DomainInterfaceSourceBridge{Bridge: "virbr7"}}},
+	}}}
+	if domainUsesNetwork(doc, "mine", "virbr9") {
+		t.Error("a domain on other networks uses mine")
+	}
+	if !domainUsesNetwork(doc, "other", "") {
+		t.Error("source network not detected")
+	}
+	if !domainUsesNetwork(doc, "mine", "virbr7") {
+		t.Error("interface on the network's bridge not detected")
+	}
+}
