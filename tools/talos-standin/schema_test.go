@@ -177,3 +177,30 @@ func TestServerRefusesDataOperations(t *testing.T) {
 		t.Error("GetProviderSchema is missing schemas")
 	}
 }
+
+func TestServerUpgradeResourceStateDecodesCurrentVersion(t *testing.T) {
+	srv := newServer(mustConvert(t))
+	ctx := context.Background()
+	raw := &tfprotov6.RawState{JSON: []byte(`{"id":"abc","talos_version":"v1.9","client_configuration":null,"machine_secrets":null,"dropped_attr":1}`)}
+	resp, err := srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: "talos_machine_secrets", Version: 1, RawState: raw})
+	if err != nil || len(resp.Diagnostics) != 0 {
+		t.Fatalf("upgrade failed: %v %+v", err, resp.Diagnostics)
+	}
+	typ := srv.schemas.Resources["talos_machine_secrets"].ValueType()
+	value, err := resp.UpgradedState.Unmarshal(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attrs map[string]tftypes.Value
+	if err := value.As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	var version string
+	if err := attrs["talos_version"].As(&version); err != nil || version != "v1.9" {
+		t.Errorf("talos_version = %q (%v), want v1.9", version, err)
+	}
+	old, _ := srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: "talos_machine_secrets", Version: 0, RawState: raw})
+	if len(old.Diagnostics) != 1 {
+		t.Errorf("an older schema version must be refused, got %+v", old.Diagnostics)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // standinSummary is the diagnostic returned by every RPC that would need the
@@ -87,8 +88,42 @@ func (s *server) ValidateEphemeralResourceConfig(context.Context, *tfprotov6.Val
 
 // Everything below would need the real provider.
 
-func (s *server) UpgradeResourceState(context.Context, *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: standinError("UpgradeResourceState")}, nil
+// UpgradeResourceState only decodes stored state in the current schema:
+// OpenTofu calls it between `tofu test` runs even with a mock provider, and
+// it needs no data. Older schema versions cannot be upgraded by a stand-in.
+func (s *server) UpgradeResourceState(_ context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	schema, ok := s.schemas.Resources[req.TypeName]
+	if !ok {
+		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: []*tfprotov6.Diagnostic{{
+			Severity: tfprotov6.DiagnosticSeverityError,
+			Summary:  "Unknown resource type",
+			Detail:   "The talos stand-in has no resource type " + req.TypeName + ".",
+		}}}, nil
+	}
+	if req.Version != schema.Version {
+		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: standinError("UpgradeResourceState from an older schema version")}, nil
+	}
+	typ := schema.ValueType()
+	if req.RawState == nil {
+		null, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, nil))
+		if err != nil {
+			return nil, err
+		}
+		return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &null}, nil
+	}
+	value, err := req.RawState.UnmarshalWithOpts(typ, tfprotov6.UnmarshalOpts{ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true}})
+	if err != nil {
+		return &tfprotov6.UpgradeResourceStateResponse{Diagnostics: []*tfprotov6.Diagnostic{{
+			Severity: tfprotov6.DiagnosticSeverityError,
+			Summary:  "Cannot decode stored state",
+			Detail:   req.TypeName + ": " + err.Error(),
+		}}}, nil
+	}
+	upgraded, err := tfprotov6.NewDynamicValue(typ, value)
+	if err != nil {
+		return nil, err
+	}
+	return &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &upgraded}, nil
 }
 
 func (s *server) UpgradeResourceIdentity(context.Context, *tfprotov6.UpgradeResourceIdentityRequest) (*tfprotov6.UpgradeResourceIdentityResponse, error) {

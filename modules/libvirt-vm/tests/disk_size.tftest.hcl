@@ -1,6 +1,10 @@
 # The root disk may not be smaller than the uploaded image. This file has its
 # own state: the mock provider updates in place, so a base volume left from
 # another run would keep its earlier (mocked) capacity.
+#
+# Terraform applies overrides at apply time (override_during defaults to
+# apply), so the check fails during apply here; OpenTofu reads
+# disk_size.tofutest.hcl instead, where it fails during plan.
 
 mock_provider "libvirt" {}
 

@@ -122,6 +122,11 @@ run "macs_are_locally_administered_kvm_range" {
     condition     = endswith(output.nodes["lab-cp-1"].mac, ":00:0a") && endswith(output.nodes["lab-worker-1"].mac, ":00:14")
     error_message = "the MAC must encode the node's host number (10 -> 0a, 20 -> 14)"
   }
+  # f9 is the first byte of md5("lab") (echo -n lab | md5sum).
+  assert {
+    condition     = output.nodes["lab-cp-1"].mac == "52:54:00:f9:00:0a"
+    error_message = "the fourth byte must come from the cluster name"
+  }
 }
 
 run "other_cluster_gets_other_macs" {
@@ -132,7 +137,8 @@ run "other_cluster_gets_other_macs" {
   }
 
   assert {
-    condition     = output.nodes["staging-cp-1"].mac != run.macs_are_locally_administered_kvm_range.nodes["lab-cp-1"].mac
+    # lab-cp-1 has 52:54:00:f9:00:0a (see above); md5("staging") starts with 83.
+    condition     = output.nodes["staging-cp-1"].mac != "52:54:00:f9:00:0a" && output.nodes["staging-cp-1"].mac == "52:54:00:83:00:0a"
     error_message = "two clusters on one host must not share MACs"
   }
 }

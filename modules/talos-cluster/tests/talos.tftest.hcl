@@ -214,10 +214,6 @@ run "apply_uses_role_configuration_and_secrets" {
     error_message = "each node must get its role's machine configuration"
   }
   assert {
-    condition     = data.talos_machine_configuration.role["controlplane"].machine_configuration != data.talos_machine_configuration.role["worker"].machine_configuration
-    error_message = "control-plane and worker configurations must differ"
-  }
-  assert {
     condition     = talos_machine_configuration_apply.node["lab-worker-1"].client_configuration.ca_certificate == talos_machine_secrets.this.client_configuration.ca_certificate
     error_message = "apply must authenticate with the cluster's client configuration"
   }

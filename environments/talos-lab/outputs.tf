@@ -1,0 +1,21 @@
+output "endpoint" {
+  description = "Kubernetes API endpoint."
+  value       = module.cluster.endpoint
+}
+
+output "nodes" {
+  description = "Nodes: name => role, ip, mac."
+  value       = module.cluster.nodes
+}
+
+output "kubeconfig" {
+  description = "Admin kubeconfig (tofu output -raw kubeconfig > kubeconfig)."
+  value       = module.cluster.kubeconfig
+  sensitive   = true
+}
+
+output "talosconfig" {
+  description = "talosctl configuration (tofu output -raw talosconfig > talosconfig)."
+  value       = module.cluster.talosconfig
+  sensitive   = true
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Module tests, offline: builds the provider and the siderolabs/talos schema
+# stand-in (tools/talos-standin) into a private filesystem mirror, then for
+# OpenTofu and Terraform each: `test` on modules/libvirt-vm and
+# modules/talos-cluster (mock providers), `validate` on every environment root,
+# and `fmt -check`. Each tool runs in its own copy of modules/ and
+# environments/, so their .terraform folders and lock files never mix and
+# the checkout stays clean. Prints each tool's own summary line per module.
+#
+# Env: TOFU (default /var/cache/tfplv/tofu-v1.12.6/tofu), TERRAFORM (default
+# terraform), MODULES_TEST_TOOLS (default "tofu terraform"), WORK_DIR (default:
+# a new temporary folder, removed at the end unless KEEP_WORK=1).
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+TOFU="${TOFU:-/var/cache/tfplv/tofu-v1.12.6/tofu}"
+TERRAFORM="${TERRAFORM:-$(command -v terraform || echo /usr/local/bin/terraform)}"
+TOOLS="${MODULES_TEST_TOOLS:-tofu terraform}"
+MODULES=(libvirt-vm talos-cluster)
+ROOTS=(lab talos-lab production)
+TALOS_VERSION=0.11.0
+HOSTS=(registry.opentofu.org registry.terraform.io)
+
+WORK_DIR="${WORK_DIR:-$(mktemp -d /tmp/test-modules.XXXXXX)}"
+if [[ "${KEEP_WORK:-0}" != 1 ]]; then trap 'rm -rf "$WORK_DIR"' EXIT; fi
+MIRROR_DIR="$WORK_DIR/mirror"
+CLI_CONFIG="$WORK_DIR/cli.tfrc"
+
+log() { printf '[test-modules %s] %s\n' "$(date +%T)" "$*"; }
+failures=()
+fail() { failures+=("$1"); log "FAILED: $1"; }
+
+for tool in $TOOLS; do
+  case $tool in
+  tofu) [[ -x "$TOFU" ]] || { echo "OpenTofu not found at $TOFU (run scripts/testenv.sh or set TOFU)" >&2; exit 2; } ;;
+  terraform) [[ -x "$TERRAFORM" ]] || { echo "terraform not found (set TERRAFORM)" >&2; exit 2; } ;;
+  *) echo "unknown tool $tool in MODULES_TEST_TOOLS" >&2; exit 2 ;;
+  esac
+done
+
+# --- provider + stand-in into a private mirror -----------------------------
+t=$SECONDS
+MIRROR_DIR="$MIRROR_DIR" CLI_CONFIG="$CLI_CONFIG" bash scripts/install-local-provider.sh >"$WORK_DIR/install.log" 2>&1 || {
+  cat "$WORK_DIR/install.log" >&2
+  echo "building/installing the provider failed" >&2
+  exit 1
+}
+standin="$WORK_DIR/terraform-provider-talos_v$TALOS_VERSION"
+CGO_ENABLED=0 go build -trimpath -o "$standin" ./tools/talos-standin || { echo "building tools/talos-standin failed" >&2; exit 1; }
+for host in "${HOSTS[@]}"; do
+  dir="$MIRROR_DIR/$host/siderolabs/talos/$TALOS_VERSION/$(go env GOOS)_$(go env GOARCH)"
+  mkdir -p "$dir"
+  install -m 0755 "$standin" "$dir/terraform-provider-talos_v$TALOS_VERSION"
+done
+log "provider $(tr -d ' \n' <VERSION) and talos stand-in $TALOS_VERSION installed in $MIRROR_DIR ($((SECONDS - t))s)"
+
+export TF_CLI_CONFIG_FILE="$CLI_CONFIG"
+export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
+unset TF_PLUGIN_CACHE_DIR
+
+summaries=()
+for tool in $TOOLS; do
+  bin=$TOFU
+  [[ $tool == terraform ]] && bin=$TERRAFORM
+  tree="$WORK_DIR/$tool"
+  mkdir -p "$tree"
+  # Copy without local state, lock files or .terraform folders: the lock
+  # files of the roots pin the released provider's hashes, not this build's.
+  tar -C "$ROOT" --exclude=.terraform --exclude=.terraform.lock.hcl --exclude='*.tfstate*' \
+    -cf - modules environments | tar -C "$tree" -xf -
+
+  if "$bin" fmt -check -recursive -no-color "$tree/modules" "$tree/environments" >"$tree/fmt.log" 2>&1 ||
+    "$bin" fmt -check -recursive -no-color "$tree" >"$tree/fmt.log" 2>&1; then
+    log "$tool fmt -check: clean"
+  else
+    cat "$tree/fmt.log"
+    fail "$tool fmt -check"
+  fi
+
+  for m in "${MODULES[@]}"; do
+    dir="$tree/modules/$m"
+    t=$SECONDS
+    if ! (cd "$dir" && "$bin" init -backend=false -input=false -no-color >init.log 2>&1); then
+      cat "$dir/init.log"
+      fail "$tool init modules/$m"
+      continue
+    fi
+    (cd "$dir" && "$bin" test -no-color >test.log 2>&1)
+    rc=$?
+    summary=$(grep -E '^(Success|Failure)!' "$dir/test.log" | tail -1)
+    if [[ $rc -ne 0 || -z "$summary" ]]; then
+      grep -vE '\.\.\. (pass|skip)$' "$dir/test.log" | tail -60
+      fail "$tool test modules/$m"
+    fi
+    summaries+=("$tool modules/$m: ${summary:-no summary (exit $rc)} ($((SECONDS - t))s)")
+    log "${summaries[-1]}"
+  done
+
+  for r in "${ROOTS[@]}"; do
+    dir="$tree/environments/$r"
+    if (cd "$dir" && "$bin" init -backend=false -input=false -no-color >init.log 2>&1 &&
+      "$bin" validate -no-color >validate.log 2>&1); then
+      log "$tool validate environments/$r: $(grep -m1 -E "Success|valid" "$dir/validate.log")"
+    else
+      cat "$dir/init.log" "$dir/validate.log" 2>/dev/null | tail -40
+      fail "$tool validate environments/$r"
+    fi
+  done
+done
+
+echo
+echo "module test summaries:"
+printf '  %s\n' "${summaries[@]}"
+if ((${#failures[@]})); then
+  echo "failed:"
+  printf '  %s\n' "${failures[@]}"
+  exit 1
+fi
+echo "all module tests, validations and fmt checks passed"
