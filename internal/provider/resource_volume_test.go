@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -429,54 +428,3 @@ resource "libvirt_volume" "base" {
 	})
 }
 
-// TestAccVolume_parallel30 creates and destroys 30 volumes in one pool with
-// OpenTofu's parallelism raised to 30 (TF_CLI_ARGS_apply/_destroy): the
-// content server records how many downloads ran at once.
-func TestAccVolume_parallel30(t *testing.T) {
-	l := testAccStorageConn(t)
-	t.Setenv("TF_CLI_ARGS_apply", "-parallelism=30")
-	t.Setenv("TF_CLI_ARGS_destroy", "-parallelism=30")
-	srv := newContentServer(t, map[string][]byte{"small.img": randomBytes(t, 256<<10)})
-	srv.delay = 500 * time.Millisecond
-	config := testAccProviderConfig() + fmt.Sprintf(`
-resource "libvirt_volume" "many" {
-  count  = 30
-  name   = "tfacc-par-${count.index}.img"
-  pool   = %q
-  create = { content = { url = "%s/len/small.img" } }
-}
-resource "libvirt_volume" "empty" {
-  count    = 30
-  name     = "tfacc-par-empty-${count.index}.qcow2"
-  pool     = %[1]q
-  capacity = 16777216
-  target   = { format = { type = "qcow2" } }
-}
-`, testAccPool(), srv.URL)
-	var names []string
-	for i := 0; i < 30; i++ {
-		names = append(names, fmt.Sprintf("tfacc-par-%d.img", i), fmt.Sprintf("tfacc-par-empty-%d.qcow2", i))
-	}
-	var once sync.Once
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             volumeCheckDestroy(l, names...),
-		Steps: []resource.TestStep{
-			{
-				Config:           config,
-				ConfigPlanChecks: emptyPlanAfterApply,
-				Check: func(*terraform.State) error {
-					var err error
-					once.Do(func() {
-						t.Logf("downloads in flight at once: %d", srv.maxSeen.Load())
-						if srv.maxSeen.Load() <= 10 {
-							err = fmt.Errorf("only %d downloads ran at once: parallelism 30 did not apply", srv.maxSeen.Load())
-						}
-					})
-					return err
-				},
-			},
-		},
-	})
-}
