@@ -155,12 +155,13 @@ func (c *Client) connectLocked(ctx context.Context, wait bool) (*libvirt.Libvirt
 // errors of the RPC handshake that follows.
 type recordingDialer struct {
 	socket.Dialer
-	err error
+	conn net.Conn
+	err  error
 }
 
 func (r *recordingDialer) Dial() (net.Conn, error) {
 	conn, err := r.Dialer.Dial()
-	r.err = err
+	r.conn, r.err = conn, err
 	return conn, err
 }
 
@@ -173,6 +174,10 @@ func (c *Client) open() (*libvirt.Libvirt, error) {
 	}
 	if d.err != nil {
 		return nil, fmt.Errorf("connecting to libvirt at %s: %w", c.ep.Raw, d.err)
+	}
+	var le libvirt.Error
+	if cc, ok := d.conn.(*sshCommandConn); ok && !errors.As(err, &le) {
+		return nil, fmt.Errorf("connecting to libvirt at %s: %s: %w", c.ep.Raw, cc.diagnose(), openError(c.ep.Name, err))
 	}
 	return nil, fmt.Errorf("connecting to libvirt at %s: %w", c.ep.Raw, openError(c.ep.Name, err))
 }

@@ -110,17 +110,26 @@ func (d *sshDialer) openRemote(client *ssh.Client) (net.Conn, error) {
 		return &sshStreamConn{Conn: ch, client: client}, nil
 	}
 	var oce *ssh.OpenChannelError
-	if errors.As(err, &oce) && oce.Reason == ssh.Prohibited {
-		if ep.Proxy == ProxyAuto {
-			return d.runRemote(client, "virt-ssh-helper "+shellQuote(ep.Name))
+	if !errors.As(err, &oce) {
+		return nil, fmt.Errorf("opening libvirt socket %s on %s through SSH: %w", ep.Socket, host, err)
+	}
+	// OpenSSH answers "open failed" both when the socket is missing and
+	// when AllowStreamLocalForwarding forbids forwarding, so both reasons
+	// are named; proxy=auto (without socket=, which virt-ssh-helper
+	// cannot honour) first tries virt-ssh-helper, which reports the
+	// real cause on its stderr (see sshCommandConn.diagnose).
+	why := fmt.Errorf("the SSH server %s did not forward the libvirt socket %s: either it does not exist there (is libvirtd running on %s? \"systemctl start libvirtd\"; does user %q have access to it, group \"libvirt\"?%s) "+
+		"or sshd forbids socket forwarding (AllowStreamLocalForwarding no: use proxy=native for virt-ssh-helper or proxy=netcat): %w",
+		host, ep.Socket, ep.Hostname, ep.User, socketHint(ep.SocketFromURI), err)
+	if ep.Proxy == ProxyAuto && !ep.SocketFromURI {
+		conn, herr := d.runRemote(client, "virt-ssh-helper "+shellQuote(ep.Name))
+		if herr != nil {
+			return nil, fmt.Errorf("%w; falling back to virt-ssh-helper failed too: %v", why, herr)
 		}
-		return nil, fmt.Errorf("SSH server %s forbids forwarding the libvirt socket (AllowStreamLocalForwarding no); use proxy=native (virt-ssh-helper) or proxy=netcat: %w", host, err)
+		conn.(*sshCommandConn).fallbackFrom = why
+		return conn, nil
 	}
-	if errors.As(err, &oce) && oce.Reason == ssh.ConnectionFailed {
-		return nil, fmt.Errorf("libvirt socket %s cannot be opened on %s: is libvirtd running there (\"systemctl start libvirtd\")? Does user %q have access to it (group \"libvirt\")?%s: %w",
-			ep.Socket, ep.Hostname, ep.User, socketHint(ep.SocketFromURI), err)
-	}
-	return nil, fmt.Errorf("opening libvirt socket %s on %s through SSH: %w", ep.Socket, host, err)
+	return nil, why
 }
 
 // runRemote runs command on the server and uses its stdin/stdout as the
@@ -268,6 +277,34 @@ type sshCommandConn struct {
 	command       string
 	local, remote net.Addr
 	once          sync.Once
+	// fallbackFrom is why socket forwarding was not used (proxy=auto).
+	fallbackFrom error
+}
+
+// diagnose explains a failed libvirt handshake over the remote command: its
+// stderr and exit status (waiting briefly for them to arrive).
+func (c *sshCommandConn) diagnose() string {
+	done := make(chan error, 1)
+	go func() { done <- c.sess.Wait() }()
+	var exit error
+	select {
+	case exit = <-done:
+	case <-time.After(2 * time.Second):
+	}
+	msg := fmt.Sprintf("remote command %q", c.command)
+	var missing *ssh.ExitMissingError
+	if exit != nil && !errors.As(exit, &missing) {
+		msg += " failed (" + exit.Error() + ")"
+	}
+	if e := strings.TrimSpace(c.stderr.String()); e != "" {
+		msg += ": " + e
+	} else {
+		msg += " closed the connection"
+	}
+	if c.fallbackFrom != nil {
+		msg += " [used because " + c.fallbackFrom.Error() + "]"
+	}
+	return msg
 }
 
 func (c *sshCommandConn) Read(p []byte) (int, error) {
