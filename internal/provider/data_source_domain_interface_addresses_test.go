@@ -1,0 +1,224 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+)
+
+// testAccLibvirt runs op against the test libvirtd, failing the test on error.
+func testAccLibvirt(t *testing.T, op func(*libvirt.Libvirt) error) {
+	t.Helper()
+	client, err := libvirtconn.New(testAccURI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	if err := client.Do(context.Background(), op); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testAccDefineDomain defines (without starting) a domain from xml and removes
+// it when the test ends; it returns the domain's UUID.
+func testAccDefineDomain(t *testing.T, xml string) string {
+	t.Helper()
+	var dom libvirt.Domain
+	testAccLibvirt(t, func(l *libvirt.Libvirt) error {
+		var err error
+		dom, err = l.DomainDefineXML(xml)
+		return err
+	})
+	t.Cleanup(func() {
+		testAccLibvirt(t, func(l *libvirt.Libvirt) error {
+			if err := l.DomainDestroy(dom); err != nil && !strings.Contains(err.Error(), "not running") {
+				return err
+			}
+			err := l.DomainUndefineFlags(dom, libvirt.DomainUndefineNvram|libvirt.DomainUndefineManagedSave)
+			if libvirtconn.IsNotFound(libvirtconn.WrapError(err)) {
+				return nil
+			}
+			return err
+		})
+	})
+	return formatUUID(dom.UUID)
+}
+
+const testAccStoppedDomainMAC = "52:54:00:7a:00:01"
+
+func testAccStoppedDomainXML(name string) string {
+	return fmt.Sprintf(`<domain type=%q>
+  <name>%s</name>
+  <memory unit="MiB">64</memory>
+  <vcpu>1</vcpu>
+  <os><type arch="x86_64">hvm</type></os>
+  <devices>
+    <interface type="user"><mac address=%q/></interface>
+  </devices>
+</domain>`, testAccDomainType(), name, testAccStoppedDomainMAC)
+}
+
+func TestAccDomainInterfaceAddresses_stoppedDomain(t *testing.T) {
+	testAccPreCheck(t)
+	const name = "tfacc-ifaddr-stopped"
+	uuid := testAccDefineDomain(t, testAccStoppedDomainXML(name))
+	const address = "data.libvirt_domain_interface_addresses.x"
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				// Without wait: what is there now, which is nothing, plus a warning.
+				Config: testAccProviderConfig() + fmt.Sprintf(`
+data "libvirt_domain_interface_addresses" "x" {
+  domain = %q
+}
+`, name),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(address, tfjsonpath.New("id"), knownvalue.StringExact(uuid)),
+					statecheck.ExpectKnownValue(address, tfjsonpath.New("source"), knownvalue.StringExact("lease")),
+					statecheck.ExpectKnownValue(address, tfjsonpath.New("interfaces"), knownvalue.ListExact([]knownvalue.Check{})),
+					statecheck.ExpectKnownValue(address, tfjsonpath.New("ipv4_addresses"), knownvalue.ListExact([]knownvalue.Check{})),
+				},
+			},
+			{
+				// Looked up by UUID, every source, short wait: the error lists
+				// what each source said.
+				Config: testAccProviderConfig() + fmt.Sprintf(`
+data "libvirt_domain_interface_addresses" "x" {
+  domain = %q
+  source = "any"
+  wait   = { timeout = "3s" }
+}
+`, uuid),
+				ExpectError: regexp.MustCompile(`(?s)Timed out waiting for domain interface addresses.*` + name +
+					`\s+had\s+no\s+IPv4\s+address\s+after\s+3s.*lease: .*not running.*agent: .*not running.*arp: .*not running`),
+			},
+			{
+				Config: testAccProviderConfig() + fmt.Sprintf(`
+data "libvirt_domain_interface_addresses" "x" {
+  domain = %q
+  wait   = { until = "all_interfaces", timeout = "2s" }
+}
+`, name),
+				ExpectError: regexp.MustCompile(`(?s)had\s+no\s+address\s+on\s+every\s+interface\s+\(` + testAccStoppedDomainMAC + `\)\s+after\s+2s.*lease: .*not running`),
+			},
+		},
+	})
+}
+
+func TestAccDomainInterfaceAddresses_unknownDomain(t *testing.T) {
+	for _, ref := range []string{"tfacc-no-such-domain", "0b9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1f"} {
+		t.Run(ref, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				PreCheck:                 func() { testAccPreCheck(t) },
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config: testAccProviderConfig() + fmt.Sprintf(`
+data "libvirt_domain_interface_addresses" "x" {
+  domain = %q
+}
+`, ref),
+					ExpectError: regexp.MustCompile(`(?s)Domain not found.*No domain with UUID or name "` + ref + `"\s+exists`),
+				}},
+			})
+		})
+	}
+}
+
+func TestUnitDomainInterfaceAddresses_validation(t *testing.T) {
+	cases := map[string]struct {
+		attrs string
+		want  string
+	}{
+		"bad source":       {`source = "dhcp"`, `(?s)Attribute source value must be one of.*"lease".*"any"`},
+		"bad timeout":      {`wait = { timeout = "soon" }`, `(?s)wait.timeout must be a positive duration such as "90s" or "5m", got\s+"soon"`},
+		"negative timeout": {`wait = { timeout = "-1m" }`, `(?s)wait.timeout must be a positive duration`},
+		"bad until":        {`wait = { until = "ipv5" }`, `(?s)Attribute wait.until value must be one of.*"ipv4".*"all_interfaces"`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				PreCheck:                 func() { testAccPreCheck(t) },
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      testAccProviderConfig() + "data \"libvirt_domain_interface_addresses\" \"x\" {\n  domain = \"d\"\n  " + tc.attrs + "\n}\n",
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+		})
+	}
+}
+
+func TestParseUUID(t *testing.T) {
+	u, ok := parseUUID("0B9D6F4E-1C2A-4D3B-8E5F-6A7B8C9D0E1F")
+	if !ok {
+		t.Fatal("canonical upper-case UUID not accepted")
+	}
+	if got := formatUUID(u); got != "0b9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1f" {
+		t.Errorf("round trip = %s", got)
+	}
+	if u2, ok := parseUUID("0b9d6f4e1c2a4d3b8e5f6a7b8c9d0e1f"); !ok || u2 != u {
+		t.Errorf("bare hex form: ok=%v equal=%v", ok, u2 == u)
+	}
+	for _, notUUID := range []string{"web-1", "", "0b9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1", "0b9d6f4e+1c2a-4d3b-8e5f-6a7b8c9d0e1f", "zz9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1f"} {
+		if _, ok := parseUUID(notUUID); ok {
+			t.Errorf("%q parsed as a UUID; it must be looked up by name", notUUID)
+		}
+	}
+}
+
+func TestWaitSatisfiedIgnoresLoopbackAndLinkLocal(t *testing.T) {
+	agentBeforeDHCP := []domainInterfaceData{
+		{Name: "lo", Hwaddr: "00:00:00:00:00:00", Addrs: []domainIPAddress{{"ipv4", "127.0.0.1", 8}, {"ipv6", "::1", 128}}},
+		{Name: "eth0", Hwaddr: "52:54:00:00:00:01", Addrs: []domainIPAddress{{"ipv6", "fe80::5054:ff:fe00:1", 64}, {"ipv4", "169.254.3.4", 16}}},
+	}
+	if waitSatisfied(waitForIPv4, agentBeforeDHCP, nil) {
+		t.Error("loopback/link-local satisfied wait.until = ipv4")
+	}
+	if got := usableIPv4(agentBeforeDHCP); len(got) != 0 {
+		t.Errorf("usableIPv4 = %v, want none", got)
+	}
+	withLease := append(agentBeforeDHCP, domainInterfaceData{Name: "eth1", Hwaddr: "52:54:00:00:00:02",
+		Addrs: []domainIPAddress{{"ipv4", "10.17.3.10", 24}}})
+	if !waitSatisfied(waitForIPv4, withLease, nil) {
+		t.Error("a routable IPv4 did not satisfy wait.until = ipv4")
+	}
+	if got := usableIPv4(withLease); len(got) != 1 || got[0] != "10.17.3.10" {
+		t.Errorf("usableIPv4 = %v", got)
+	}
+	macs := []string{"52:54:00:00:00:01", "52:54:00:00:00:02"}
+	if waitSatisfied(waitForAllInterfaces, withLease, macs) {
+		t.Error("all_interfaces satisfied although 52:54:00:00:00:01 has only link-local addresses")
+	}
+	withLease[1].Addrs = append(withLease[1].Addrs, domainIPAddress{"ipv6", "fd00::10", 64})
+	if !waitSatisfied(waitForAllInterfaces, withLease, macs) {
+		t.Error("all_interfaces not satisfied although every MAC has a usable address")
+	}
+}
+
+func TestSourceObservationString(t *testing.T) {
+	o := sourceObservation{source: "lease", interfaces: []domainInterfaceData{
+		{Name: "vnet3", Hwaddr: "52:54:00:00:00:01", Addrs: []domainIPAddress{{"ipv4", "10.0.0.5", 24}}},
+		{Name: "vnet4", Hwaddr: "52:54:00:00:00:02", Addrs: []domainIPAddress{}},
+	}}
+	want := "lease: vnet3 (52:54:00:00:00:01): 10.0.0.5/24; vnet4 (52:54:00:00:00:02): no addresses"
+	if got := o.String(); got != want {
+		t.Errorf("String() = %q\nwant        %q", got, want)
+	}
+	if got := (sourceObservation{source: "agent", err: errors.New("agent not connected")}).String(); got != "agent: agent not connected" {
+		t.Errorf("error observation = %q", got)
+	}
+}
