@@ -427,4 +427,3 @@ resource "libvirt_volume" "base" {
 		},
 	})
 }
-

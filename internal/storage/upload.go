@@ -110,7 +110,7 @@ func Upload(ctx context.Context, l *libvirt.Libvirt, vol libvirt.StorageVol, src
 	if src.Size > 0 {
 		length = uint64(src.Size)
 	}
-	r := &ctxReader{ctx: ctx, r: src.Reader()}
+	r := &ctxReader{ctx: ctx, r: src.Reader(), max: UploadChunk}
 	err := l.StorageVolUpload(vol, r, 0, length, 0)
 	// The source's own failure explains a libvirt stream abort best.
 	if rerr := src.reader.err; rerr != nil {
@@ -132,13 +132,20 @@ func Upload(ctx context.Context, l *libvirt.Libvirt, vol libvirt.StorageVol, src
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader
+	max int
 	err error
 }
+
+// UploadChunk bounds the data of one stream packet.
+var UploadChunk = 256 << 10
 
 func (c *ctxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		c.err = err
 		return 0, err
+	}
+	if c.max > 0 && len(p) > c.max {
+		p = p[:c.max]
 	}
 	n, err := c.r.Read(p)
 	if err != nil && !errors.Is(err, io.EOF) && c.err == nil && c.ctx.Err() != nil {

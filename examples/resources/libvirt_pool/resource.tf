@@ -1,0 +1,21 @@
+# A directory pool: libvirt creates the target directory (build), starts the
+# pool and, with autostart, starts it again when libvirtd starts.
+resource "libvirt_pool" "images" {
+  name      = "images"
+  type      = "dir"
+  target    = { path = "/var/lib/libvirt/pools/images" }
+  autostart = true
+
+  # Destroying a pool that still holds volumes fails and lists them. Set this
+  # to true (and apply) first if destroying the pool should delete them too.
+  delete_volumes = false
+}
+
+# An LVM volume group as a pool: passed to libvirt unchanged and never
+# formatted by the provider (the volume group must already exist).
+resource "libvirt_pool" "lvm" {
+  name   = "vg0"
+  type   = "logical"
+  source = { name = "vg0", format = { type = "lvm2" } }
+  # target.path is chosen by libvirt (/dev/vg0) and readable after apply
+}

@@ -1,0 +1,46 @@
+# A base image downloaded once into the pool. The content is streamed into the
+# volume (no temporary copy, flat memory); a qcow2 image keeps its format and
+# its virtual size. A failed download leaves no volume behind.
+resource "libvirt_volume" "debian_base" {
+  name   = "debian-12-base.qcow2"
+  pool   = "default"
+  create = { content = { url = "https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2" } }
+}
+
+# A copy-on-write overlay (linked clone) on the base image, grown to 20 GiB.
+# Raising capacity later resizes the volume in place; lowering it is refused.
+# Deleting the base while overlays use it is refused too.
+resource "libvirt_volume" "vm1_disk" {
+  name          = "vm1.qcow2"
+  pool          = "default"
+  capacity      = 20
+  capacity_unit = "GiB"
+  target        = { format = { type = "qcow2" } }
+  backing_store = {
+    path   = libvirt_volume.debian_base.path
+    format = { type = "qcow2" }
+  }
+}
+
+# Content from a local file: any path (or file:// URL) on the machine running
+# OpenTofu, such as a cloud-init seed ISO.
+resource "libvirt_cloudinit_disk" "vm1" {
+  name      = "vm1"
+  user_data = "#cloud-config\n"
+  meta_data = "instance-id: vm1\nlocal-hostname: vm1\n"
+}
+
+resource "libvirt_volume" "vm1_seed" {
+  name   = "vm1-seed.iso"
+  pool   = "default"
+  create = { content = { url = libvirt_cloudinit_disk.vm1.path } }
+}
+
+# An empty 10 GiB data disk.
+resource "libvirt_volume" "data" {
+  name          = "data.qcow2"
+  pool          = "default"
+  capacity      = 10
+  capacity_unit = "GiB"
+  target        = { format = { type = "qcow2" } }
+}
