@@ -47,6 +47,7 @@ ensure_packages() {
 
 ensure_libvirtd() {
   mkdir -p /var/run/libvirt /var/log/libvirt
+  ensure_kvm_device_mode
   if ! pgrep -x virtlogd >/dev/null; then
     log "starting virtlogd"
     virtlogd -d
@@ -66,6 +67,20 @@ ensure_libvirtd() {
   done
   echo "libvirtd did not answer on $LIBVIRT_URI within 30s" >&2
   exit 1
+}
+
+# Without udev, /dev/kvm stays root-only (0600). libvirt's capability probe (as
+# root) then sees KVM while its validity check (as libvirt-qemu) does not, so it
+# re-probes QEMU on every lookup: each define/start waits minutes under load.
+# Debian's udev rule gives the device to group kvm, mode 0660; do the same.
+ensure_kvm_device_mode() {
+  [[ -c /dev/kvm ]] || return 0
+  getent group kvm >/dev/null || return 0
+  if [[ "$(stat -c '%G %a' /dev/kvm)" != "kvm 660" ]]; then
+    chgrp kvm /dev/kvm
+    chmod 0660 /dev/kvm
+    log "/dev/kvm: group kvm, mode 0660 (as Debian's udev rule sets it)"
+  fi
 }
 
 # Test guests live on isolated networks only; the NAT'ed `default` network would
@@ -119,12 +134,20 @@ probe_kernel() {
 }
 
 probe_kvm() {
-  local dir user kernel marker='Linux version'
+  local dir user kernel msg marker='Linux version' key result_file="$CACHE_DIR/kvm-probe/result"
   user=libvirt-qemu
   id "$user" >/dev/null 2>&1 || user=root
   if [[ ! -e /dev/kvm ]]; then
     log "KVM probe: /dev/kvm missing; using qemu (TCG)"
     DOMAIN_TYPE=qemu
+    return
+  fi
+  # The answer only changes with the host kernel, QEMU or the device's access:
+  # reuse it unless one of those changed (TFPLV_KVM_REPROBE=1 forces a probe).
+  key="$(uname -r)|$(qemu-system-x86_64 --version | head -1)|$(stat -c '%G %a' /dev/kvm)|$user"
+  if [[ -z "${TFPLV_KVM_REPROBE:-}" && -r "$result_file" && "$(head -1 "$result_file")" == "$key" ]]; then
+    DOMAIN_TYPE=$(sed -n 2p "$result_file")
+    log "KVM probe: cached result $DOMAIN_TYPE ($(sed -n 3p "$result_file"))"
     return
   fi
   if ! kernel=$(probe_kernel) || [[ -z "$kernel" ]]; then
@@ -161,10 +184,13 @@ probe_kvm() {
     log "KVM probe: kernel banner under KVM as $user; using kvm"
     DOMAIN_TYPE=kvm
   else
-    log "KVM probe: KVM run as $user printed no kernel banner within 15s (qemu: $(grep -v warning "$dir/qemu-kvm.out" | head -c 200 | tr '\n' ' ')); using qemu (TCG)"
+    msg=$(grep -v warning "$dir/qemu-kvm.out" | head -c 200 | tr '\n' ' ')
+    log "KVM probe: KVM run as $user printed no kernel banner within 15s (${msg:-qemu said nothing: the guest spins}); using qemu (TCG)"
     DOMAIN_TYPE=qemu
   fi
   rm -rf "$dir"
+  mkdir -p "$(dirname "$result_file")"
+  printf '%s\n%s\n%s\n' "$key" "$DOMAIN_TYPE" "probed $(date -u +%FT%TZ)" >"$result_file"
 }
 
 ensure_pool() {
@@ -237,7 +263,10 @@ provider_installation {
   }
 }
 EOF
+  # The resolved folder, not the `current` link: a rebuilt image must not change
+  # the backing file under overlays that tests already created.
   local guest_dir="$CACHE_DIR/guest/current"
+  [[ -d "$guest_dir" ]] && guest_dir=$(readlink -f "$guest_dir")
   cat >"$ENV_FILE.tmp" <<EOF
 # Written by scripts/testenv.sh on $(date -u +%FT%TZ). Source it before running tests.
 export TOFU=$TOFU_BIN
