@@ -61,3 +61,8 @@ var (
 	uuidRegexp = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	nonEmpty   = regexp.MustCompile(`.+`)
 )
+
+var (
+	macRegexp = regexp.MustCompile(`^[0-9a-f]{2}(:[0-9a-f]{2}){5}$`)
+	vncRegexp = regexp.MustCompile(`^vnc://[^:]+:59\d\d$`)
+)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"reflect"
+	"strings"
 )
 
 var xmlMarshalerType = reflect.TypeOf((*xml.Marshaler)(nil)).Elem()
@@ -48,6 +49,7 @@ func (b *builder) addChoice(n *node, t reflect.Type) {
 	if len(ch.members) == 0 {
 		return
 	}
+	ch.defaultMember = defaultMember(t, lastElement(n.xmlPath), ch.members)
 	desc := n.xmlPath[:len(n.xmlPath)-1] + " type=...>"
 	tn := &node{name: "type", xmlPath: desc, kind: kindString, choice: ch, omitEmpty: true, goType: reflect.TypeOf("")}
 	n.children = insertSorted(n.children, tn)
@@ -174,4 +176,43 @@ func typeAttrOf(v reflect.Value) (typ string) {
 			return ""
 		}
 	}
+}
+
+// defaultMember finds the member libvirtxml itself chooses when the XML
+// element has no type attribute (a <serial> without type is a pty): the
+// engine applies the same default when the user sets neither the type nor a
+// member, so the XML sent to libvirt always carries a type.
+func defaultMember(t reflect.Type, elem string, members []choiceMember) *choiceMember {
+	if elem == "" {
+		return nil
+	}
+	v := reflect.New(t)
+	if err := xml.Unmarshal([]byte("<"+elem+"/>"), v.Interface()); err != nil {
+		return nil
+	}
+	for i := range members {
+		cur, ok := v.Elem(), true
+		for _, pn := range members[i].path {
+			if cur, ok = pn.get(cur); !ok {
+				break
+			}
+		}
+		if ok {
+			return &members[i]
+		}
+	}
+	return nil
+}
+
+// lastElement returns the last element name of an xmlPath ("<a><b x=...>" -> "b").
+func lastElement(xmlPath string) string {
+	i := strings.LastIndex(xmlPath, "<")
+	if i < 0 {
+		return ""
+	}
+	name := xmlPath[i+1:]
+	if j := strings.IndexAny(name, " >"); j >= 0 {
+		name = name[:j]
+	}
+	return name
 }

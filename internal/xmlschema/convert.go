@@ -273,6 +273,12 @@ func (n *node) resolveChoices(dst reflect.Value, attrs map[string]tftypes.Value,
 	}
 	tv, ok := attrs["type"]
 	if !ok || tv.IsNull() || !tv.IsKnown() {
+		if def := tn.choice.defaultMember; def != nil && tn.toValue(dst).IsNull() {
+			v := dst
+			for _, pn := range def.path {
+				v = pn.ensure(v)
+			}
+		}
 		return nil
 	}
 	var want string

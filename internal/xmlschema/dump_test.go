@@ -19,6 +19,9 @@ func dumpTree(n *node, prefix string, sb *strings.Builder) {
 				vs = append(vs, m.value)
 			}
 			extra = " choice=" + strings.Join(vs, ",")
+			if c.choice.defaultMember != nil {
+				extra += " default=" + c.choice.defaultMember.value
+			}
 		}
 		fmt.Fprintf(sb, "%s %d %s%s\n", p, c.kind, c.xmlPath, extra)
 		dumpTree(c, p, sb)

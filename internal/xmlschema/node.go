@@ -57,7 +57,8 @@ type node struct {
 
 // choice links a derived discriminator attribute to the members it names.
 type choice struct {
-	members []choiceMember
+	members       []choiceMember
+	defaultMember *choiceMember // what libvirtxml reads when the XML has no type
 }
 
 type choiceMember struct {

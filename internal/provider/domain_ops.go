@@ -1,0 +1,260 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
+)
+
+// domainRead is one read of a domain: its persistent definition and run state.
+type domainRead struct {
+	uuid        string
+	def         *libvirtxml.Domain
+	active      bool
+	autostart   bool
+	consoleURLs []tftypes.Value
+}
+
+func domainRef(id string) (libvirt.Domain, error) {
+	u, err := libvirtUUID(id)
+	if err != nil {
+		return libvirt.Domain{}, err
+	}
+	return libvirt.Domain{UUID: u}, nil
+}
+
+// domainFromPlan converts the document attributes of plan (or state) into a
+// libvirtxml document.
+func domainFromPlan(attrs map[string]tftypes.Value, diags *diag.Diagnostics) *libvirtxml.Domain {
+	model := xmlschema.Domain()
+	doc, err := model.FromValues(docValues(model.AttributeTypes(), attrs))
+	if err != nil {
+		addConversionError(diags, "Invalid domain definition", err)
+		return nil
+	}
+	return doc
+}
+
+// read fetches a domain with at most two calls: the current XML (which for an
+// inactive domain is its persistent definition) and, only when it runs, the
+// persistent definition. The autostart flag comes from one list call shared
+// by all domains of a refresh.
+func (r *domainResource) read(ctx context.Context, dom libvirt.Domain) (*domainRead, error) {
+	var current, persistent string
+	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		var err error
+		if current, err = l.DomainGetXMLDesc(dom, libvirt.DomainXMLSecure); err != nil {
+			return err
+		}
+		persistent = current
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var live libvirtxml.Domain
+	if err := live.Unmarshal(current); err != nil {
+		return nil, fmt.Errorf("parsing domain XML: %w", err)
+	}
+	out := &domainRead{uuid: live.UUID, active: live.ID != nil && *live.ID >= 0}
+	if out.active {
+		err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+			var err error
+			persistent, err = l.DomainGetXMLDesc(dom, libvirt.DomainXMLSecure|libvirt.DomainXMLInactive)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		out.consoleURLs = consoleURLs(&live, r.client.Host())
+	}
+	if out.consoleURLs == nil {
+		out.consoleURLs = []tftypes.Value{}
+	}
+	def := &live
+	if out.active {
+		def = new(libvirtxml.Domain)
+		if err := def.Unmarshal(persistent); err != nil {
+			return nil, fmt.Errorf("parsing domain XML: %w", err)
+		}
+	}
+	def.ID = nil
+	out.def = def
+	auto, err := domainAutostart(ctx, r.client, dom.UUID)
+	if err != nil {
+		return nil, err
+	}
+	out.autostart = auto
+	return out, nil
+}
+
+// consoleURLs lists the graphical consoles of a running domain.
+func consoleURLs(live *libvirtxml.Domain, host string) []tftypes.Value {
+	if live.Devices == nil {
+		return nil
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	var out []tftypes.Value
+	for _, g := range live.Devices.Graphics {
+		switch {
+		case g.VNC != nil && g.VNC.Port > 0:
+			out = append(out, tfString("vnc://"+net.JoinHostPort(host, strconv.Itoa(g.VNC.Port))))
+		case g.Spice != nil && g.Spice.Port > 0:
+			out = append(out, tfString("spice://"+net.JoinHostPort(host, strconv.Itoa(g.Spice.Port))))
+		}
+	}
+	return out
+}
+
+// fillDiskFormats sets driver type of disks whose source is a pool volume
+// and whose driver type is unset to the volume's format: libvirt's silent
+// raw default makes qcow2 guests unbootable. It changes only what is sent to
+// libvirt; the user's null stays null in state.
+func fillDiskFormats(l *libvirt.Libvirt, doc *libvirtxml.Domain) error {
+	if doc.Devices == nil {
+		return nil
+	}
+	for i := range doc.Devices.Disks {
+		d := &doc.Devices.Disks[i]
+		if d.Source == nil || d.Source.Volume == nil || (d.Driver != nil && d.Driver.Type != "") {
+			continue
+		}
+		pool, err := l.StoragePoolLookupByName(d.Source.Volume.Pool)
+		if err != nil {
+			return fmt.Errorf("disk %d: pool %q: %w", i, d.Source.Volume.Pool, err)
+		}
+		vol, err := l.StorageVolLookupByName(pool, d.Source.Volume.Volume)
+		if err != nil {
+			return fmt.Errorf("disk %d: volume %q in pool %q: %w", i, d.Source.Volume.Volume, d.Source.Volume.Pool, err)
+		}
+		x, err := l.StorageVolGetXMLDesc(vol, 0)
+		if err != nil {
+			return err
+		}
+		var v libvirtxml.StorageVolume
+		if err := v.Unmarshal(x); err != nil {
+			return err
+		}
+		if v.Target == nil || v.Target.Format == nil || v.Target.Format.Type == "" {
+			continue
+		}
+		format := v.Target.Format.Type
+		if format == "iso" {
+			format = "raw"
+		}
+		if d.Driver == nil {
+			d.Driver = &libvirtxml.DomainDiskDriver{Name: "qemu"}
+		}
+		d.Driver.Type = format
+	}
+	return nil
+}
+
+// defineAndStart defines the domain (libvirt validates the XML against its
+// schema) and starts it when asked. A failed start undefines what was
+// defined, so nothing is left behind.
+func (r *domainResource) defineAndStart(ctx context.Context, doc *libvirtxml.Domain, opts domainOptions) (libvirt.Domain, error) {
+	var dom libvirt.Domain
+	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		if err := fillDiskFormats(l, doc); err != nil {
+			return err
+		}
+		xml, err := doc.Marshal()
+		if err != nil {
+			return err
+		}
+		dom, err = l.DomainDefineXMLFlags(xml, libvirt.DomainDefineValidate)
+		if err != nil {
+			return fmt.Errorf("defining domain: %w", err)
+		}
+		if opts.autostart {
+			if err := l.DomainSetAutostart(dom, 1); err != nil {
+				_ = undefineDomain(l, dom)
+				return fmt.Errorf("setting autostart: %w", err)
+			}
+		}
+		if opts.running {
+			if err := startDomain(l, dom, opts); err != nil {
+				_ = undefineDomain(l, dom)
+				return err
+			}
+		}
+		return nil
+	})
+	invalidateAutostart(r.client)
+	return dom, err
+}
+
+func startDomain(l *libvirt.Libvirt, dom libvirt.Domain, opts domainOptions) error {
+	var flags uint32
+	if opts.paused {
+		flags |= uint32(libvirt.DomainStartPaused)
+	}
+	if opts.forceBoot {
+		flags |= uint32(libvirt.DomainStartForceBoot)
+	}
+	if _, err := l.DomainCreateWithFlags(dom, flags); err != nil {
+		return fmt.Errorf("starting domain: %w", err)
+	}
+	return nil
+}
+
+// stopDomain asks the guest to shut down (ACPI) and forces it off when it
+// has not stopped within timeout. A stopped domain is left alone.
+func stopDomain(ctx context.Context, l *libvirt.Libvirt, dom libvirt.Domain, timeout time.Duration) error {
+	state, _, err := l.DomainGetState(dom, 0)
+	if err != nil {
+		return err
+	}
+	if libvirt.DomainState(state) == libvirt.DomainShutoff {
+		return nil
+	}
+	if timeout > 0 {
+		if err := l.DomainShutdown(dom); err == nil {
+			deadline := time.Now().Add(timeout)
+			for time.Now().Before(deadline) {
+				state, _, err := l.DomainGetState(dom, 0)
+				if err != nil {
+					return err
+				}
+				if libvirt.DomainState(state) == libvirt.DomainShutoff {
+					return nil
+				}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(500 * time.Millisecond):
+				}
+			}
+		}
+	}
+	if err := l.DomainDestroy(dom); err != nil {
+		var le libvirt.Error
+		if errors.As(err, &le) && libvirt.ErrorNumber(le.Code) == libvirt.ErrOperationInvalid {
+			return nil // stopped meanwhile
+		}
+		return fmt.Errorf("forcing the domain off: %w", err)
+	}
+	return nil
+}
+
+// undefineDomain removes the definition with its NVRAM file, managed-save
+// image and snapshot and checkpoint metadata, so that nothing blocks a
+// re-create under the same name.
+func undefineDomain(l *libvirt.Libvirt, dom libvirt.Domain) error {
+	flags := libvirt.DomainUndefineManagedSave | libvirt.DomainUndefineSnapshotsMetadata |
+		libvirt.DomainUndefineNvram | libvirt.DomainUndefineCheckpointsMetadata
+	return l.DomainUndefineFlags(dom, flags)
+}

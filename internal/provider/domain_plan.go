@@ -1,0 +1,114 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// minMemoryKiB is the size under which a memory value without a unit is
+// almost certainly a MiB value read as KiB (libvirt's default unit).
+const minMemoryKiB = 64 * 1024
+
+// ModifyPlan works on the whole plan once (no per-attribute modifiers in the
+// document tree: they would cost a pass over the large value each). It warns
+// about the KiB trap, forces replacement where libvirt cannot change a
+// domain, and says when a change waits for the next boot.
+func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return // destroy
+	}
+	plan := objectAttrs(req.Plan.Raw)
+	if plan == nil {
+		return
+	}
+	warnSmallMemory(plan, &resp.Diagnostics)
+	if req.State.Raw.IsNull() || req.Plan.Raw.Equal(req.State.Raw) {
+		return
+	}
+	state := objectAttrs(req.State.Raw)
+
+	// libvirt cannot change a domain's type or architecture in place.
+	if changed(plan["type"], state["type"]) {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("type"))
+	}
+	if changed(nestedAttr(plan["os"], "type_arch"), nestedAttr(state["os"], "type_arch")) {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("os").AtName("type_arch"))
+	}
+	if len(resp.RequiresReplace) > 0 {
+		return
+	}
+
+	running, _ := boolAttr(state, attrRunning)
+	stayRunning, _ := boolAttr(plan, attrRunning)
+	if !running || !stayRunning {
+		return
+	}
+	var diags diag.Diagnostics
+	newDoc := domainFromPlan(plan, &diags)
+	oldDoc := domainFromPlan(state, &diags)
+	if diags.HasError() || newDoc == nil || oldDoc == nil {
+		return // reported again, with paths, at apply
+	}
+	name, _ := stringAttr(plan, "name")
+	if oldDoc.Name != newDoc.Name {
+		resp.Diagnostics.AddAttributeWarning(path.Root("name"), "Renaming restarts the domain",
+			fmt.Sprintf("libvirt renames only stopped domains: %q will be shut down, renamed to %q and started again.", oldDoc.Name, name))
+	}
+	d := planLiveDelta(oldDoc, newDoc)
+	if !d.restartForOthers {
+		return
+	}
+	restart, _ := boolAttr(plan, attrRestartOnChange)
+	if restart {
+		resp.Diagnostics.AddWarning("The domain will be restarted",
+			fmt.Sprintf("Domain %q is running and this change only takes effect at its next boot; restart_on_change = true, so apply shuts it down gracefully and starts it again.", name))
+		return
+	}
+	resp.Diagnostics.AddWarning("Change takes effect at the next boot",
+		fmt.Sprintf("Domain %q is running; this change is written to its persistent definition and takes effect when it next boots. Set restart_on_change = true to restart it during apply.", name))
+}
+
+// warnSmallMemory warns when memory has no unit and so is read as KiB, and is
+// too small to boot anything (the ADR's silent under-allocation trap).
+func warnSmallMemory(plan map[string]tftypes.Value, diags *diag.Diagnostics) {
+	mem := plan["memory"]
+	unit := plan["memory_unit"]
+	if mem.IsNull() || !mem.IsKnown() || !unit.IsNull() {
+		return
+	}
+	var f big.Float
+	if mem.As(&f) != nil {
+		return
+	}
+	v, _ := f.Int64()
+	if v >= minMemoryKiB {
+		return
+	}
+	diags.AddAttributeWarning(path.Root("memory"), "memory is in KiB",
+		fmt.Sprintf("memory = %d without memory_unit is %d KiB (%.1f MiB) in libvirt, under 64 MiB. If you meant MiB, set memory_unit = \"MiB\".", v, v, float64(v)/1024))
+}
+
+func changed(a, b tftypes.Value) bool {
+	if a.IsNull() && b.IsNull() {
+		return false
+	}
+	if !a.IsKnown() || !b.IsKnown() {
+		return false
+	}
+	return !a.Equal(b)
+}
+
+// nestedAttr reads attribute name of an object value (null when absent).
+func nestedAttr(obj tftypes.Value, name string) tftypes.Value {
+	attrs := objectAttrs(obj)
+	if v, ok := attrs[name]; ok {
+		return v
+	}
+	return tftypes.NewValue(tftypes.String, nil)
+}

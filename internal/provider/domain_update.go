@@ -1,0 +1,336 @@
+package provider
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/digitalocean/go-libvirt"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+)
+
+// update applies the planned definition: rename, redefine the persistent
+// definition, then what libvirt can change on the running domain (vCPUs,
+// memory, disk and interface hot-plug), a restart when asked for changes
+// that need one, and the run state and autostart flag.
+func (r *domainResource) update(ctx context.Context, dom libvirt.Domain, oldDoc, newDoc *libvirtxml.Domain, opts domainOptions) error {
+	defer invalidateAutostart(r.client)
+	return r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		if err := fillDiskFormats(l, newDoc); err != nil {
+			return err
+		}
+		if err := fillDiskFormats(l, oldDoc); err != nil {
+			return err
+		}
+		active, err := domainActive(l, dom)
+		if err != nil {
+			return err
+		}
+		if oldDoc.Name != newDoc.Name {
+			// libvirt renames only stopped domains
+			if active {
+				if err := stopDomain(ctx, l, dom, opts.shutdownTimeout); err != nil {
+					return err
+				}
+				active = false
+			}
+			if _, err := l.DomainRename(dom, libvirt.OptString{newDoc.Name}, 0); err != nil {
+				return fmt.Errorf("renaming domain to %q: %w", newDoc.Name, err)
+			}
+		}
+		x, err := newDoc.Marshal()
+		if err != nil {
+			return err
+		}
+		if _, err := l.DomainDefineXMLFlags(x, libvirt.DomainDefineValidate); err != nil {
+			return fmt.Errorf("redefining domain: %w", err)
+		}
+		if active && opts.running {
+			restart, err := applyLive(l, dom, oldDoc, newDoc)
+			if err != nil {
+				return err
+			}
+			if restart && opts.restartOnChange {
+				if err := stopDomain(ctx, l, dom, opts.shutdownTimeout); err != nil {
+					return err
+				}
+				active = false
+			}
+		}
+		switch {
+		case opts.running && !active:
+			if err := startDomain(l, dom, opts); err != nil {
+				return err
+			}
+		case !opts.running && active:
+			if err := stopDomain(ctx, l, dom, opts.shutdownTimeout); err != nil {
+				return err
+			}
+		}
+		var auto int32
+		if opts.autostart {
+			auto = 1
+		}
+		return l.DomainSetAutostart(dom, auto)
+	})
+}
+
+func domainActive(l *libvirt.Libvirt, dom libvirt.Domain) (bool, error) {
+	state, _, err := l.DomainGetState(dom, 0)
+	if err != nil {
+		return false, err
+	}
+	return libvirt.DomainState(state) != libvirt.DomainShutoff, nil
+}
+
+// liveDelta is what a running domain can take without a restart.
+type liveDelta struct {
+	vcpus            uint32 // 0: unchanged
+	memoryKiB        uint64 // 0: unchanged
+	attach, detach   []string
+	restartForOthers bool // other differences need the next boot
+}
+
+// planLiveDelta compares two definitions of a running domain.
+func planLiveDelta(oldDoc, newDoc *libvirtxml.Domain) liveDelta {
+	var d liveDelta
+	if n, o := currentVCPUs(newDoc), currentVCPUs(oldDoc); n != o && maxVCPUs(newDoc) == maxVCPUs(oldDoc) && n <= maxVCPUs(oldDoc) {
+		d.vcpus = n
+	}
+	if n, o := currentMemoryKiB(newDoc), currentMemoryKiB(oldDoc); n != o && n > 0 && n <= memoryKiB(oldDoc) && memoryKiB(newDoc) == memoryKiB(oldDoc) {
+		d.memoryKiB = n
+	}
+	oldCopy, newCopy := cloneDomain(oldDoc), cloneDomain(newDoc)
+	// what is applied live is equal on both sides for the comparison below
+	if d.vcpus != 0 {
+		oldCopy.VCPU.Current = newCopy.VCPU.Current
+		oldCopy.VCPU.Value = newCopy.VCPU.Value
+	}
+	if d.memoryKiB != 0 {
+		oldCopy.CurrentMemory = newCopy.CurrentMemory
+	}
+	oldCopy.Name = newCopy.Name
+	if oldCopy.Devices != nil && newCopy.Devices != nil {
+		oldDisks, newDisks := oldCopy.Devices.Disks, newCopy.Devices.Disks
+		attach, detach, ok := hotplugDiff(oldDisks, newDisks, diskKey)
+		if ok {
+			d.attach, d.detach = append(d.attach, attach...), append(d.detach, detach...)
+			oldCopy.Devices.Disks = newDisks
+		}
+		attach, detach, ok = hotplugDiff(oldCopy.Devices.Interfaces, newCopy.Devices.Interfaces, interfaceKey)
+		if ok {
+			d.attach, d.detach = append(d.attach, attach...), append(d.detach, detach...)
+			oldCopy.Devices.Interfaces = newCopy.Devices.Interfaces
+		}
+	}
+	a, _ := oldCopy.Marshal()
+	b, _ := newCopy.Marshal()
+	d.restartForOthers = a != b
+	return d
+}
+
+// applyLive applies the live part of a change to a running domain and
+// reports whether other differences still need a restart.
+func applyLive(l *libvirt.Libvirt, dom libvirt.Domain, oldDoc, newDoc *libvirtxml.Domain) (bool, error) {
+	d := planLiveDelta(oldDoc, newDoc)
+	if d.vcpus != 0 {
+		if err := l.DomainSetVcpusFlags(dom, d.vcpus, uint32(libvirt.DomainAffectLive)); err != nil {
+			return false, fmt.Errorf("setting %d vCPUs live: %w", d.vcpus, err)
+		}
+	}
+	if d.memoryKiB != 0 {
+		if err := l.DomainSetMemoryFlags(dom, d.memoryKiB, uint32(libvirt.DomainAffectLive)); err != nil {
+			return false, fmt.Errorf("setting memory to %d KiB live: %w", d.memoryKiB, err)
+		}
+	}
+	for _, x := range d.detach {
+		if err := l.DomainDetachDeviceFlags(dom, x, uint32(libvirt.DomainAffectLive)); err != nil {
+			return false, fmt.Errorf("hot-unplugging device: %w", err)
+		}
+	}
+	for _, x := range d.attach {
+		if err := l.DomainAttachDeviceFlags(dom, x, uint32(libvirt.DomainAffectLive)); err != nil {
+			return false, fmt.Errorf("hot-plugging device: %w", err)
+		}
+	}
+	return d.restartForOthers, nil
+}
+
+func diskKey(d libvirtxml.DomainDisk) string {
+	if d.Target == nil {
+		return ""
+	}
+	return d.Target.Dev
+}
+
+func interfaceKey(i libvirtxml.DomainInterface) string {
+	if i.MAC == nil {
+		return ""
+	}
+	return strings.ToLower(i.MAC.Address)
+}
+
+// hotplugDiff lists devices to attach and detach when the lists differ only
+// by whole devices (matched by key); ok is false when a kept device changed
+// or a device has no key, which hot-plug cannot express.
+func hotplugDiff[T any](oldList, newList []T, key func(T) string) (attach, detach []string, ok bool) {
+	oldBy := map[string]T{}
+	for _, o := range oldList {
+		k := key(o)
+		if k == "" {
+			return nil, nil, false
+		}
+		oldBy[k] = o
+	}
+	newKeys := map[string]bool{}
+	for _, n := range newList {
+		k := key(n)
+		if k == "" {
+			// a new NIC without MAC: libvirt generates one on attach
+			x, err := xml.Marshal(&n)
+			if err != nil {
+				return nil, nil, false
+			}
+			attach = append(attach, string(x))
+			continue
+		}
+		newKeys[k] = true
+		o, found := oldBy[k]
+		if !found {
+			x, err := xml.Marshal(&n)
+			if err != nil {
+				return nil, nil, false
+			}
+			attach = append(attach, string(x))
+			continue
+		}
+		if !reflect.DeepEqual(o, n) {
+			return nil, nil, false
+		}
+	}
+	for _, o := range oldList {
+		if !newKeys[key(o)] {
+			x, err := xml.Marshal(&o)
+			if err != nil {
+				return nil, nil, false
+			}
+			detach = append(detach, string(x))
+		}
+	}
+	return attach, detach, true
+}
+
+func cloneDomain(d *libvirtxml.Domain) *libvirtxml.Domain {
+	x, _ := d.Marshal()
+	var c libvirtxml.Domain
+	_ = c.Unmarshal(x)
+	if c.VCPU == nil {
+		c.VCPU = &libvirtxml.DomainVCPU{}
+	}
+	return &c
+}
+
+func maxVCPUs(d *libvirtxml.Domain) uint32 {
+	if d.VCPU == nil {
+		return 1
+	}
+	return uint32(d.VCPU.Value)
+}
+
+func currentVCPUs(d *libvirtxml.Domain) uint32 {
+	if d.VCPU == nil {
+		return 1
+	}
+	if d.VCPU.Current > 0 {
+		return uint32(d.VCPU.Current)
+	}
+	return uint32(d.VCPU.Value)
+}
+
+func memoryKiB(d *libvirtxml.Domain) uint64 {
+	if d.Memory == nil {
+		return 0
+	}
+	return toKiB(uint64(d.Memory.Value), d.Memory.Unit)
+}
+
+func currentMemoryKiB(d *libvirtxml.Domain) uint64 {
+	if d.CurrentMemory == nil {
+		return memoryKiB(d)
+	}
+	return toKiB(uint64(d.CurrentMemory.Value), d.CurrentMemory.Unit)
+}
+
+// toKiB converts a libvirt scaled memory value (default unit KiB).
+func toKiB(v uint64, unit string) uint64 {
+	switch strings.ToLower(unit) {
+	case "b", "bytes":
+		return v / 1024
+	case "", "k", "kib":
+		return v
+	case "kb":
+		return v * 1000 / 1024
+	case "m", "mib":
+		return v << 10
+	case "mb":
+		return v * 1000000 / 1024
+	case "g", "gib":
+		return v << 20
+	case "gb":
+		return v * 1000000000 / 1024
+	case "t", "tib":
+		return v << 30
+	}
+	return v
+}
+
+// The autostart flags of all domains come from one list call, shared by
+// the reads of one refresh (and dropped after any change this provider makes).
+type autostartCache struct {
+	mu      sync.Mutex
+	fetched time.Time
+	set     map[libvirt.UUID]bool
+}
+
+var autostartCaches sync.Map // *libvirtconn.Client -> *autostartCache
+
+const autostartCacheTTL = 2 * time.Second
+
+func domainAutostart(ctx context.Context, c *libvirtconn.Client, u libvirt.UUID) (bool, error) {
+	v, _ := autostartCaches.LoadOrStore(c, &autostartCache{})
+	cache := v.(*autostartCache)
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	if cache.set == nil || time.Since(cache.fetched) > autostartCacheTTL {
+		var doms []libvirt.Domain
+		err := c.Do(ctx, func(l *libvirt.Libvirt) error {
+			var err error
+			doms, _, err = l.ConnectListAllDomains(1, libvirt.ConnectListDomainsAutostart)
+			return err
+		})
+		if err != nil {
+			return false, err
+		}
+		cache.set = make(map[libvirt.UUID]bool, len(doms))
+		for _, d := range doms {
+			cache.set[d.UUID] = true
+		}
+		cache.fetched = time.Now()
+	}
+	return cache.set[u], nil
+}
+
+func invalidateAutostart(c *libvirtconn.Client) {
+	if v, ok := autostartCaches.Load(c); ok {
+		cache := v.(*autostartCache)
+		cache.mu.Lock()
+		cache.set = nil
+		cache.mu.Unlock()
+	}
+}

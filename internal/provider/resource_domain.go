@@ -1,0 +1,296 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
+)
+
+func init() { registerResource("libvirt_domain", NewDomainResource) }
+
+var (
+	_ resource.ResourceWithImportState = (*domainResource)(nil)
+	_ resource.ResourceWithConfigure   = (*domainResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*domainResource)(nil)
+)
+
+// NewDomainResource returns the libvirt_domain resource.
+func NewDomainResource() resource.Resource { return &domainResource{} }
+
+type domainResource struct {
+	client *libvirtconn.Client
+}
+
+// The domain's own (provider-level) attributes, beside the XML tree.
+const (
+	attrRunning         = "running"
+	attrAutostart       = "autostart"
+	attrStartPaused     = "start_paused"
+	attrStartForceBoot  = "start_force_boot"
+	attrShutdownTimeout = "shutdown_timeout"
+	attrRestartOnChange = "restart_on_change"
+	attrConsoleURLs     = "console_urls"
+)
+
+func (r *domainResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_domain"
+}
+
+func (r *domainResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = domainSchema()
+}
+
+func domainSchema() schema.Schema {
+	return schema.Schema{
+		Description: "A libvirt domain (virtual machine). The attributes mirror the libvirt domain XML " +
+			"(https://libvirt.org/formatdomain.html) one to one; `running`, `autostart` and the start and " +
+			"shutdown options are the provider's own. vCPU (`vcpu_current`) and memory (`current_memory`) changes, " +
+			"disk and interface hot-plug, `running` and `autostart` apply live; other changes are written to the " +
+			"persistent definition and take effect at the next boot (the plan warns), or at once with `restart_on_change`.",
+		Attributes: mergeAttributes(xmlschema.Domain().Attributes(), map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "The domain's UUID.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			attrRunning: schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "Start the domain after defining it and keep it started; false stops it (graceful shutdown, then force off after `shutdown_timeout`). A domain found stopped while this is true plans a start.",
+			},
+			attrAutostart: schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "Start the domain when libvirtd starts.",
+			},
+			attrStartPaused: schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "Start the domain's CPUs paused (VIR_DOMAIN_START_PAUSED).",
+			},
+			attrStartForceBoot: schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "Boot afresh, discarding any managed-save image (VIR_DOMAIN_START_FORCE_BOOT).",
+			},
+			attrShutdownTimeout: schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString("60s"),
+				Description: "How long to wait for a graceful (ACPI) shutdown when stopping or deleting the domain before forcing it off, as a Go duration (\"90s\", \"5m\"). \"0s\" forces off at once.",
+			},
+			attrRestartOnChange: schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "When a change to a running domain only takes effect at its next boot, restart it (graceful shutdown, then start) during apply. When false, the change waits for the next boot and the plan shows a warning.",
+			},
+			attrConsoleURLs: schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				Description: "Graphical console URLs of the running domain, read from its live definition (vnc://host:port, spice://host:port; host is the connection's host).",
+			},
+		}),
+	}
+}
+
+func (r *domainResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.client = clientFromProviderData(req.ProviderData, &resp.Diagnostics)
+}
+
+// domainOptions are the own attributes that steer operations.
+type domainOptions struct {
+	running, autostart, paused, forceBoot, restartOnChange bool
+	shutdownTimeout                                        time.Duration
+}
+
+func readDomainOptions(attrs map[string]tftypes.Value) (domainOptions, error) {
+	var o domainOptions
+	o.running, _ = boolAttr(attrs, attrRunning)
+	o.autostart, _ = boolAttr(attrs, attrAutostart)
+	o.paused, _ = boolAttr(attrs, attrStartPaused)
+	o.forceBoot, _ = boolAttr(attrs, attrStartForceBoot)
+	o.restartOnChange, _ = boolAttr(attrs, attrRestartOnChange)
+	o.shutdownTimeout = 60 * time.Second
+	if s, ok := stringAttr(attrs, attrShutdownTimeout); ok {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return o, fmt.Errorf("shutdown_timeout %q is not a duration such as \"90s\" or \"5m\"", s)
+		}
+		o.shutdownTimeout = d
+	}
+	return o, nil
+}
+
+// ownState copies the user's own attributes from attrs and adds what was read.
+func ownState(attrs map[string]tftypes.Value, read *domainRead) map[string]tftypes.Value {
+	own := map[string]tftypes.Value{
+		"id":            tfString(read.uuid),
+		attrRunning:     tfBool(read.active),
+		attrAutostart:   tfBool(read.autostart),
+		attrConsoleURLs: tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, read.consoleURLs),
+	}
+	defaults := map[string]tftypes.Value{
+		attrStartPaused: tfBool(false), attrStartForceBoot: tfBool(false),
+		attrShutdownTimeout: tfString("60s"), attrRestartOnChange: tfBool(false),
+	}
+	for name, def := range defaults {
+		if v, ok := attrs[name]; ok && v.IsKnown() && !v.IsNull() {
+			own[name] = v
+		} else {
+			own[name] = def
+		}
+	}
+	return own
+}
+
+func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if !requireClient(r.client, &resp.Diagnostics) {
+		return
+	}
+	plan := objectAttrs(req.Plan.Raw)
+	opts, err := readDomainOptions(plan)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root(attrShutdownTimeout), "Invalid shutdown_timeout", err.Error())
+		return
+	}
+	doc := domainFromPlan(plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	dom, err := r.defineAndStart(ctx, doc, opts)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot create domain", err.Error())
+		return
+	}
+	read, err := r.read(ctx, dom)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read domain after create", err.Error())
+		return
+	}
+	resp.State.Raw = r.stateFrom(req.Plan.Raw.Type(), plan, read)
+}
+
+func (r *domainResource) stateFrom(t tftypes.Type, prior map[string]tftypes.Value, read *domainRead) tftypes.Value {
+	model := xmlschema.Domain()
+	var priorDoc map[string]tftypes.Value
+	if prior != nil {
+		priorDoc = docValues(model.AttributeTypes(), prior)
+	}
+	return buildObject(t, model.Reconcile(priorDoc, model.ToValues(read.def)), ownState(prior, read))
+}
+
+func (r *domainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if !requireClient(r.client, &resp.Diagnostics) {
+		return
+	}
+	prior := objectAttrs(req.State.Raw)
+	id, _ := stringAttr(prior, "id")
+	dom, err := domainRef(id)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("id"), "Invalid domain id", err.Error())
+		return
+	}
+	read, err := r.read(ctx, dom)
+	if libvirtconn.IsNotFound(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read domain", err.Error())
+		return
+	}
+	if importing(prior) {
+		prior = nil
+	}
+	resp.State.Raw = r.stateFrom(req.State.Raw.Type(), prior, read)
+}
+
+func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if !requireClient(r.client, &resp.Diagnostics) {
+		return
+	}
+	plan := objectAttrs(req.Plan.Raw)
+	state := objectAttrs(req.State.Raw)
+	id, _ := stringAttr(state, "id")
+	dom, err := domainRef(id)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid domain id", err.Error())
+		return
+	}
+	opts, err := readDomainOptions(plan)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root(attrShutdownTimeout), "Invalid shutdown_timeout", err.Error())
+		return
+	}
+	newDoc := domainFromPlan(plan, &resp.Diagnostics)
+	oldDoc := domainFromPlan(state, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	newDoc.UUID = id
+	if err := r.update(ctx, dom, oldDoc, newDoc, opts); err != nil {
+		resp.Diagnostics.AddError("Cannot update domain", err.Error())
+		return
+	}
+	read, err := r.read(ctx, dom)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read domain after update", err.Error())
+		return
+	}
+	resp.State.Raw = r.stateFrom(req.Plan.Raw.Type(), plan, read)
+}
+
+func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	if !requireClient(r.client, &resp.Diagnostics) {
+		return
+	}
+	state := objectAttrs(req.State.Raw)
+	id, _ := stringAttr(state, "id")
+	dom, err := domainRef(id)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid domain id", err.Error())
+		return
+	}
+	opts, _ := readDomainOptions(state)
+	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		if err := stopDomain(ctx, l, dom, opts.shutdownTimeout); err != nil {
+			return err
+		}
+		return undefineDomain(l, dom)
+	})
+	if err != nil && !libvirtconn.IsNotFound(err) {
+		resp.Diagnostics.AddError("Cannot delete domain", err.Error())
+	}
+}
+
+func (r *domainResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if !requireClient(r.client, &resp.Diagnostics) {
+		return
+	}
+	var uuid string
+	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		var dom libvirt.Domain
+		var err error
+		if u, perr := libvirtUUID(req.ID); perr == nil {
+			dom, err = l.DomainLookupByUUID(u)
+		} else {
+			dom, err = l.DomainLookupByName(req.ID)
+		}
+		if err != nil {
+			return err
+		}
+		uuid = uuidString(dom.UUID)
+		return nil
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot import domain", fmt.Sprintf("no domain with UUID or name %q: %v", req.ID, err))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), uuid)...)
+}
