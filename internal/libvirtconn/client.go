@@ -170,7 +170,16 @@ func (c *Client) open() (*libvirt.Libvirt, error) {
 	l := libvirt.NewWithDialer(d)
 	err := l.ConnectToURI(libvirt.ConnectURI(c.ep.Name))
 	if err == nil {
+		// go-libvirt does not close the transport when the peer went away
+		// (EOF); closing it ends the SSH client behind it too.
+		go func() {
+			<-l.Disconnected()
+			d.conn.Close()
+		}()
 		return l, nil
+	}
+	if d.conn != nil {
+		defer d.conn.Close()
 	}
 	if d.err != nil {
 		return nil, fmt.Errorf("connecting to libvirt at %s: %w", c.ep.Raw, d.err)
@@ -238,7 +247,8 @@ func connectionBroke(l *libvirt.Libvirt, err error) bool {
 	if errors.As(err, &le) {
 		return false
 	}
-	if !l.IsConnected() {
+	if !l.IsConnected() || errors.Is(err, syscall.EINVAL) {
+		// go-libvirt returns EINVAL for calls on a closed socket.
 		return true
 	}
 	if !transportError(err) {

@@ -32,6 +32,7 @@ type testSSHD struct {
 	userKey  string // private key file of the authorised user
 	userPriv ed25519.PrivateKey
 	logFile  string
+	pid      int
 }
 
 func (s *testSSHD) logText() string {
@@ -132,9 +133,17 @@ func startSSHD(t *testing.T, extraConfig ...string) *testSSHD {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting sshd: %v", err)
 	}
+	s.pid = cmd.Process.Pid
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
+		// Let per-connection children finish first, so none is orphaned.
+		for deadline := time.Now().Add(3 * time.Second); hasChildren(cmd.Process.Pid) && time.Now().Before(deadline); {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if n := countChildren(cmd.Process.Pid); n > 0 {
+			t.Errorf("%d SSH session(s) still open when the test ended: a client connection leaked", n)
+		}
 		cmd.Process.Kill()
 		<-exited
 		if t.Failed() {
@@ -452,6 +461,44 @@ func TestIntegrationSSH(t *testing.T) {
 	})
 }
 
+// A libvirtd restart under an SSH connection: the next Do reconnects through
+// a new SSH connection and the old one is closed, not leaked.
+func TestIntegrationSSHLibvirtdRestart(t *testing.T) {
+	integrationURI(t)
+	restartAllowed(t)
+	ensureLibvirtd(t)
+	s := startSSHD(t)
+	kh := s.knownHosts(t, knownhosts.Line([]string{s.hostEntry()}, s.hostKey))
+	for _, proxy := range []string{"direct", "native"} {
+		t.Run("proxy="+proxy, func(t *testing.T) {
+			c, err := New(s.uri(s.userKey, kh, "proxy="+proxy))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			op := func(l *libvirt.Libvirt) error { _, err := l.ConnectGetLibVersion(); return err }
+			if err := c.Do(context.Background(), op); err != nil {
+				t.Fatal(err)
+			}
+			if n := countChildren(s.pid); n != 1 {
+				t.Errorf("%d SSH sessions open, want 1", n)
+			}
+			stopLibvirtd(t)
+			startLibvirtd(t)
+			if err := c.Do(context.Background(), op); err != nil {
+				t.Fatalf("Do over SSH after libvirtd restart: %v", err)
+			}
+			deadline := time.Now().Add(3 * time.Second)
+			for countChildren(s.pid) != 1 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if n := countChildren(s.pid); n != 1 {
+				t.Errorf("%d SSH sessions open after reconnect, want 1 (the broken one must be closed)", n)
+			}
+		})
+	}
+}
+
 // With AllowStreamLocalForwarding off, the default proxy=auto falls back to
 // virt-ssh-helper; proxy=direct explains the refusal.
 func TestIntegrationSSHWithoutSocketForwarding(t *testing.T) {
@@ -466,4 +513,28 @@ func TestIntegrationSSHWithoutSocketForwarding(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "AllowStreamLocalForwarding") || !strings.Contains(err.Error(), "proxy=native") {
 		t.Fatalf("want forwarding-forbidden error, got %v", err)
 	}
+}
+
+func hasChildren(pid int) bool { return countChildren(pid) > 0 }
+
+// countChildren counts the processes whose parent is pid.
+func countChildren(pid int) int {
+	n := 0
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, st := range stats {
+		b, err := os.ReadFile(st)
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ppid ...": comm may contain spaces, so cut at ")".
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) > 1 && f[1] == fmt.Sprint(pid) {
+			n++
+		}
+	}
+	return n
 }
