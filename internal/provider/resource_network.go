@@ -265,11 +265,22 @@ func (r *networkResource) redefineAndRestart(ctx context.Context, net libvirt.Ne
 		diags.AddError("Cannot write network XML", err.Error())
 		return
 	}
+	var detached []string
 	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		active, _ := l.NetworkIsActive(net)
+		if active == 1 {
+			// the guests whose interfaces the restart leaves off the bridge
+			if x, err := l.NetworkGetXMLDesc(net, 0); err == nil {
+				var cur libvirtxml.Network
+				if cur.Unmarshal(x) == nil && cur.Bridge != nil {
+					detached, _ = domainsUsingNetwork(l, cur.Name, cur.Bridge.Name)
+				}
+			}
+		}
 		if _, err := l.NetworkDefineXMLFlags(xml, uint32(libvirt.NetworkDefineValidate)); err != nil {
 			return fmt.Errorf("redefining network: %w", err)
 		}
-		if active, _ := l.NetworkIsActive(net); active == 1 {
+		if active == 1 {
 			if err := l.NetworkDestroy(net); err != nil {
 				return fmt.Errorf("stopping network for restart: %w", err)
 			}
@@ -281,6 +292,12 @@ func (r *networkResource) redefineAndRestart(ctx context.Context, net libvirt.Ne
 	})
 	if err != nil {
 		diags.AddError("Cannot update network", err.Error())
+		return
+	}
+	if len(detached) > 0 {
+		diags.AddWarning("Guests cut off by the network restart",
+			fmt.Sprintf("Network %q was restarted; the interfaces of these running domains are no longer on its bridge "+
+				"(libvirt does not reattach them): %s. Restart them to reconnect.", doc.Name, strings.Join(detached, ", ")))
 	}
 }
 
@@ -428,9 +445,10 @@ func (r *networkResource) ModifyPlan(_ context.Context, req resource.ModifyPlanR
 		name, _ := stringAttr(state, "name")
 		resp.Diagnostics.AddAttributeWarning(path.Root(strings.SplitN(strings.SplitN(changes.restart[0], ".", 2)[0], "[", 2)[0]),
 			"Network restart",
-			fmt.Sprintf("libvirt_network %q: changing %s restarts the network; running guests on it lose connectivity "+
-				"(libvirt detaches their interfaces from the bridge while the network is down). Changes to "+
-				"ips[].dhcp.hosts and dns.host alone apply live without a restart.",
+			fmt.Sprintf("libvirt_network %q: changing %s restarts the network; running guests on it lose connectivity. "+
+				"libvirt does not reattach their interfaces to the recreated bridge: restart those guests (or "+
+				"re-plug their interfaces) afterwards. Changes to ips[].dhcp.hosts and dns.host alone apply live "+
+				"without a restart.",
 				name, joinNetworkPaths(changes.restart, 8)))
 	}
 	own := make(map[string]tftypes.Value, len(plan)-len(types))
