@@ -602,3 +602,31 @@ func TestAccNetwork_drift(t *testing.T) {
 		},
 	})
 }
+
+// The documented example applies as written (with its own name and subnet so
+// it cannot clash with a real network) and plans no change afterwards.
+func TestAccNetwork_example(t *testing.T) {
+	example, err := os.ReadFile("../../examples/resources/libvirt_network/resource.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = "tfacc-net-example"
+	config := string(example)
+	for old, new := range map[string]string{`name      = "cluster"`: `name      = "` + name + `"`, "10.17.3.0/24": "10.213.11.0/24"} {
+		if !strings.Contains(config, old) {
+			t.Fatalf("example no longer contains %q; update this test", old)
+		}
+		config = strings.ReplaceAll(config, old, new)
+	}
+	hosts := []testAccNetworkHost{{"52:54:00:17:03:0a", "10.213.11.10", "cp1"}, {"52:54:00:17:03:14", "10.213.11.20", "worker1"}}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             testAccCheckNetworkGone(name),
+		Steps: []resource.TestStep{{
+			Config:           testAccProviderConfig() + config,
+			Check:            testAccCheckNetworkHosts(name, hosts, hosts),
+			ConfigPlanChecks: networkEmptyPlanAfterApply,
+		}},
+	})
+}
