@@ -137,7 +137,7 @@ resource "libvirt_domain" "this" {
 data "libvirt_domain_interface_addresses" "this" {
   domain = libvirt_domain.this.id
   source = var.address_source
-  wait   = var.wait_for_ip_timeout == null || !var.running ? null : { timeout = var.wait_for_ip_timeout, for = "ipv4" }
+  wait   = var.wait_for_ip_timeout == null || !var.running ? null : { timeout = var.wait_for_ip_timeout, until = "ipv4" }
 }
 
 locals {

@@ -384,7 +384,7 @@ run "address_lookup_wiring" {
     error_message = "address_source not wired"
   }
   assert {
-    condition     = data.libvirt_domain_interface_addresses.this.wait.timeout == "90s" && data.libvirt_domain_interface_addresses.this.wait.for == "ipv4"
+    condition     = data.libvirt_domain_interface_addresses.this.wait.timeout == "90s" && data.libvirt_domain_interface_addresses.this.wait.until == "ipv4"
     error_message = "wait_for_ip_timeout must wait for an IPv4 address"
   }
 }
