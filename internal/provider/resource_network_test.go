@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -293,21 +294,32 @@ func TestAccNetwork_liveHosts(t *testing.T) {
 	n2swapped := testAccNetworkHost{n2.mac, n1moved.ip, "node2"}
 	bridge := &networkBridgeIfindex{}
 	hostsPath := tfjsonpath.New("ips").AtSliceIndex(0).AtMapKey("dhcp").AtMapKey("hosts")
+	// every update plans an in-place change, and libvirt's choices (UUID,
+	// bridge name, bridge MAC) stay known in the plan, not "known after apply"
 	update := func() resource.ConfigPlanChecks {
 		return resource.ConfigPlanChecks{
-			PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.test", plancheck.ResourceActionUpdate)},
+			PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("libvirt_network.test", plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("uuid"), knownvalue.StringRegexp(uuidRegexp)),
+				plancheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("bridge").AtMapKey("name"), knownvalue.StringRegexp(nonEmpty)),
+				plancheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("mac").AtMapKey("address"), knownvalue.StringRegexp(nonEmpty)),
+			},
 			PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 		}
 	}
+	// the bridge keeps its name through live updates and the restart
+	sameBridge := statecheck.CompareValue(compare.ValuesSame())
+	sameBridgePath := tfjsonpath.New("bridge").AtMapKey("name")
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             testAccCheckNetworkGone(name),
 		Steps: []resource.TestStep{
 			{
-				Config:           testAccNetworkADRConfig(name, subnet, "200", []testAccNetworkHost{n1}, []testAccNetworkHost{n1}),
-				Check:            resource.ComposeTestCheckFunc(bridge.record(name), testAccCheckNetworkHosts(name, []testAccNetworkHost{n1}, []testAccNetworkHost{n1})),
-				ConfigPlanChecks: networkEmptyPlanAfterApply,
+				Config:            testAccNetworkADRConfig(name, subnet, "200", []testAccNetworkHost{n1}, []testAccNetworkHost{n1}),
+				Check:             resource.ComposeTestCheckFunc(bridge.record(name), testAccCheckNetworkHosts(name, []testAccNetworkHost{n1}, []testAccNetworkHost{n1})),
+				ConfigStateChecks: []statecheck.StateCheck{sameBridge.AddStateValue("libvirt_network.test", sameBridgePath)},
+				ConfigPlanChecks:  networkEmptyPlanAfterApply,
 			},
 			{ // add a reservation and a DNS host
 				Config: testAccNetworkADRConfig(name, subnet, "200", []testAccNetworkHost{n1, n2}, []testAccNetworkHost{n1, n2}),
@@ -355,6 +367,30 @@ func TestAccNetwork_liveHosts(t *testing.T) {
 					}),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("autostart"), knownvalue.Bool(true)),
+					sameBridge.AddStateValue("libvirt_network.test", sameBridgePath),
+				},
+				ConfigPlanChecks: update(),
+			},
+			{ // autostart alone: set without a restart
+				Config: strings.Replace(testAccNetworkADRConfig(name, subnet, "150", []testAccNetworkHost{n1swapped}, []testAccNetworkHost{n2}),
+					"autostart = true", "autostart = false", 1),
+				Check: resource.ComposeTestCheckFunc(bridge.unchanged(name), func(*terraform.State) error {
+					l, err := testAccNetworkLibvirt()
+					if err != nil {
+						return err
+					}
+					n, err := l.NetworkLookupByName(name)
+					if err != nil {
+						return err
+					}
+					if a, err := l.NetworkGetAutostart(n); err != nil || a != 0 {
+						return fmt.Errorf("autostart = %d (%v), want 0", a, err)
+					}
+					return nil
+				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("autostart"), knownvalue.Bool(false)),
+					sameBridge.AddStateValue("libvirt_network.test", sameBridgePath),
 				},
 				ConfigPlanChecks: update(),
 			},
