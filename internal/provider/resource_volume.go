@@ -222,7 +222,17 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	state, found, err := r.read(ctx, vol.Key, plan)
 	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read volume after create", fmt.Sprintf("volume %s: %v", vol.Key, err))
+		// not in state means nobody would delete it: remove it now
+		derr := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+			unlock := storageLocks.Lock(lockKey)
+			defer unlock()
+			return l.StorageVolDelete(vol, 0)
+		})
+		msg := fmt.Sprintf("volume %s: %v", vol.Key, err)
+		if derr != nil && !libvirtconn.IsNotFound(derr) {
+			msg += fmt.Sprintf("; deleting it again also failed, remove it by hand: %v", derr)
+		}
+		resp.Diagnostics.AddError("Cannot read volume after create", msg)
 		return
 	}
 	resp.State.Raw = buildObject(req.Plan.Raw.Type(), state.doc, state.own)

@@ -79,7 +79,7 @@ func TestAccVolume_parallel30(t *testing.T) {
 	}
 	l := testAccStorageConn(t)
 	srv := newContentServer(t, map[string][]byte{"small.img": randomBytes(t, 256<<10)})
-	srv.delay = 500 * time.Millisecond
+	srv.delay = 2 * time.Second // long enough that all creates overlap on a loaded machine
 	dir := t.TempDir()
 	config := fmt.Sprintf(`
 terraform {
