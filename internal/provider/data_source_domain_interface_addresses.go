@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -217,7 +216,7 @@ func (d *domainInterfaceAddressesDataSource) lookupDomain(ctx context.Context, r
 	var dom libvirt.Domain
 	err := d.client.Do(ctx, func(l *libvirt.Libvirt) error {
 		var err error
-		if uuid, ok := parseUUID(ref); ok {
+		if uuid, perr := libvirtUUID(ref); perr == nil {
 			dom, err = l.DomainLookupByUUID(uuid)
 		} else {
 			dom, err = l.DomainLookupByName(ref)
@@ -233,7 +232,7 @@ func (d *domainInterfaceAddressesDataSource) lookupDomain(ctx context.Context, r
 		diags.AddAttributeError(path.Root("domain"), "Cannot look up domain", fmt.Sprintf("Looking up domain %q: %v", ref, err))
 		return dom, ""
 	}
-	return dom, formatUUID(dom.UUID)
+	return dom, uuidString(dom.UUID)
 }
 
 // sourceObservation is what one source said in one poll.
@@ -307,6 +306,14 @@ func addressesNotYet(err error) bool {
 	return false
 }
 
+// connectionLost reports errors of the transport rather than answers of
+// libvirtd (which are *libvirtconn.Error): the daemon went away and did not
+// come back within the client's reconnect window.
+func connectionLost(err error) bool {
+	var le *libvirtconn.Error
+	return !errors.As(err, &le)
+}
+
 // pick is the result a round yields: the first source with a usable address,
 // else the first source that answered at all.
 func pick(seen []sourceObservation) []domainInterfaceData {
@@ -364,7 +371,12 @@ func (d *domainInterfaceAddressesDataSource) readWaiting(ctx context.Context, do
 	last := map[string]sourceObservation{}
 	for {
 		seen, err := d.poll(ctx, dom, source)
-		if err != nil {
+		switch {
+		case err == nil:
+		case connectionLost(err):
+			// libvirtd restarted mid-wait: keep waiting, say so on timeout.
+			seen = append(seen, sourceObservation{source: "connection", err: err})
+		default:
 			diags.AddError("Cannot read domain interface addresses", err.Error())
 			return nil
 		}
@@ -389,7 +401,7 @@ func (d *domainInterfaceAddressesDataSource) readWaiting(ctx context.Context, do
 	}
 
 	var lines []string
-	for _, s := range addrSourceOrder[source] {
+	for _, s := range append(addrSourceOrder[source], "connection") {
 		if o, ok := last[s]; ok {
 			lines = append(lines, "  "+o.String())
 		}
@@ -501,32 +513,6 @@ func usableIPv4(ifaces []domainInterfaceData) []string {
 		}
 	}
 	return out
-}
-
-// parseUUID accepts the canonical 8-4-4-4-12 form and 32 bare hex digits.
-func parseUUID(s string) (libvirt.UUID, bool) {
-	var u libvirt.UUID
-	hexDigits := s
-	if len(s) == 36 {
-		if s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
-			return u, false
-		}
-		hexDigits = strings.ReplaceAll(s, "-", "")
-	}
-	if len(hexDigits) != 32 {
-		return u, false
-	}
-	b, err := hex.DecodeString(hexDigits)
-	if err != nil {
-		return u, false
-	}
-	copy(u[:], b)
-	return u, true
-}
-
-func formatUUID(u libvirt.UUID) string {
-	h := hex.EncodeToString(u[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
 
 // positiveDurationValidator accepts Go durations greater than zero.

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -17,7 +18,9 @@ import (
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 )
 
-// testAccLibvirt runs op against the test libvirtd, failing the test on error.
+// testAccLibvirt runs op against the test libvirtd, failing the test on
+// error. While libvirtd is unreachable (other tests restart it) it retries for
+// up to two minutes, so that cleanups still run.
 func testAccLibvirt(t *testing.T, op func(*libvirt.Libvirt) error) {
 	t.Helper()
 	client, err := libvirtconn.New(testAccURI())
@@ -25,8 +28,16 @@ func testAccLibvirt(t *testing.T, op func(*libvirt.Libvirt) error) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	if err := client.Do(context.Background(), op); err != nil {
-		t.Fatal(err)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		err = client.Do(context.Background(), op)
+		if err == nil {
+			return
+		}
+		if !connectionLost(err) || time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Second)
 	}
 }
 
@@ -52,7 +63,7 @@ func testAccDefineDomain(t *testing.T, xml string) string {
 			return err
 		})
 	})
-	return formatUUID(dom.UUID)
+	return uuidString(dom.UUID)
 }
 
 const testAccStoppedDomainMAC = "52:54:00:7a:00:01"
@@ -162,20 +173,19 @@ func TestUnitDomainInterfaceAddresses_validation(t *testing.T) {
 	}
 }
 
-func TestParseUUID(t *testing.T) {
-	u, ok := parseUUID("0B9D6F4E-1C2A-4D3B-8E5F-6A7B8C9D0E1F")
-	if !ok {
+// TestDomainRefUUIDOrName pins which domain references are looked up by UUID
+// and which by name.
+func TestDomainRefUUIDOrName(t *testing.T) {
+	u, err := libvirtUUID("0B9D6F4E-1C2A-4D3B-8E5F-6A7B8C9D0E1F")
+	if err != nil {
 		t.Fatal("canonical upper-case UUID not accepted")
 	}
-	if got := formatUUID(u); got != "0b9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1f" {
+	if got := uuidString(u); got != "0b9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1f" {
 		t.Errorf("round trip = %s", got)
 	}
-	if u2, ok := parseUUID("0b9d6f4e1c2a4d3b8e5f6a7b8c9d0e1f"); !ok || u2 != u {
-		t.Errorf("bare hex form: ok=%v equal=%v", ok, u2 == u)
-	}
-	for _, notUUID := range []string{"web-1", "", "0b9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1", "0b9d6f4e+1c2a-4d3b-8e5f-6a7b8c9d0e1f", "zz9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1f"} {
-		if _, ok := parseUUID(notUUID); ok {
-			t.Errorf("%q parsed as a UUID; it must be looked up by name", notUUID)
+	for _, name := range []string{"web-1", "tfacc-ifaddr-stopped", "0b9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1", "zz9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1f"} {
+		if _, err := libvirtUUID(name); err == nil {
+			t.Errorf("%q parsed as a UUID; it must be looked up by name", name)
 		}
 	}
 }
