@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -282,4 +283,59 @@ func TestUnitCloudinitDisk_validation(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAccCloudinitDisk_uploadedByVolume is the documented use: a libvirt_volume
+// uploads the ISO from path; an input change replaces both.
+func TestAccCloudinitDisk_uploadedByVolume(t *testing.T) {
+	dir := t.TempDir()
+	volName := fmt.Sprintf("tfacc-seed-%d.iso", time.Now().UnixNano()%1000000)
+	config := func(userData string) string {
+		return testAccCloudinitDiskConfig(dir, userData) + fmt.Sprintf(`
+resource "libvirt_volume" "seed" {
+  name   = %q
+  pool   = %q
+  create = { content = { url = libvirt_cloudinit_disk.seed.path } }
+}
+`, volName, testAccPool())
+	}
+	// The volume's file (on this host) holds exactly the ISO the disk wrote.
+	volumeHoldsISO := func(s *terraform.State) error {
+		disk := s.RootModule().Resources["libvirt_cloudinit_disk.seed"].Primary.Attributes
+		vol := s.RootModule().Resources["libvirt_volume.seed"].Primary.Attributes
+		data, err := os.ReadFile(vol["path"])
+		if err != nil {
+			return fmt.Errorf("reading volume file: %w", err)
+		}
+		sum := sha256.Sum256(data)
+		if got := hex.EncodeToString(sum[:]); got != disk["checksum"] {
+			return fmt.Errorf("volume %s holds %d bytes with sha256 %s; the cloud-init ISO is %s bytes with %s",
+				vol["path"], len(data), got, disk["size"], disk["checksum"])
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config("#cloud-config\nhostname: vol-one\n"),
+				Check:  volumeHoldsISO,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				Config: config("#cloud-config\nhostname: vol-two\n"),
+				Check:  volumeHoldsISO,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("libvirt_cloudinit_disk.seed", plancheck.ResourceActionReplace),
+						plancheck.ExpectResourceAction("libvirt_volume.seed", plancheck.ResourceActionReplace),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
 }
