@@ -13,7 +13,8 @@ ENV_FILE=/var/cache/tfplv/env.sh
 URI="${LIBVIRT_TEST_URI:-qemu:///system}"
 DOMAIN_TYPE="${LIBVIRT_TEST_DOMAIN_TYPE:-qemu}"
 GUEST_DIR="$(readlink -f "${LIBVIRT_TEST_GUEST_DIR:-/var/cache/tfplv/guest/current}")"
-TIMEOUT="${SMOKE_TIMEOUT:-300}"
+# ~40 s on an idle 2-core machine under TCG; far more while other jobs load it.
+TIMEOUT="${SMOKE_TIMEOUT:-600}"
 
 for f in root.qcow2 vmlinuz initrd.img; do
   [[ -r "$GUEST_DIR/$f" ]] || {
@@ -33,23 +34,40 @@ chmod 0755 "$WORK"
 NET_DEFINED=0
 DOM_DEFINED=0
 
+# gone LIST-COMMAND: libvirtd answered and no longer lists $NAME.
+gone() {
+  local names
+  names=$(virsh_sys "$1" --all --name 2>/dev/null) || return 1
+  ! grep -qx "$NAME" <<<"$names"
+}
+
 teardown() {
   local rc=$?
-  if ((DOM_DEFINED)); then
-    virsh_sys destroy "$NAME" >/dev/null 2>&1 || true
-    virsh_sys undefine "$NAME" >/dev/null 2>&1 || true
-  fi
-  if ((NET_DEFINED)); then
-    virsh_sys net-destroy "$NAME" >/dev/null 2>&1 || true
-    virsh_sys net-undefine "$NAME" >/dev/null 2>&1 || true
-  fi
+  set +e
+  # Retried for a minute: libvirt may still hold a job (an agent command), or
+  # libvirtd may be restarting (other tests restart it on purpose).
+  local try
+  for try in $(seq 1 20); do
+    if ((DOM_DEFINED)); then
+      virsh_sys destroy "$NAME" >/dev/null 2>&1
+      virsh_sys undefine "$NAME" >/dev/null 2>&1
+      gone list && DOM_DEFINED=0
+    fi
+    if ((NET_DEFINED && !DOM_DEFINED)); then
+      virsh_sys net-destroy "$NAME" >/dev/null 2>&1
+      virsh_sys net-undefine "$NAME" >/dev/null 2>&1
+      gone net-list && NET_DEFINED=0
+    fi
+    ((DOM_DEFINED || NET_DEFINED)) || break
+    sleep 3
+  done
   if ((rc != 0)) && [[ -s "$WORK/console.log" ]]; then
     echo "--- last lines of the guest's serial console:" >&2
     tail -n 40 "$WORK/console.log" >&2
   fi
   rm -rf "$WORK"
-  if virsh_sys dominfo "$NAME" >/dev/null 2>&1 || virsh_sys net-info "$NAME" >/dev/null 2>&1; then
-    echo "teardown left $NAME behind" >&2
+  if ((DOM_DEFINED || NET_DEFINED)); then
+    echo "teardown left $NAME behind (domain: $DOM_DEFINED, network: $NET_DEFINED)" >&2
     rc=1
   fi
   exit "$rc"
@@ -94,6 +112,7 @@ printf 'instance-id: %s\nlocal-hostname: %s\n' "$NAME" "$HOSTNAME_WANTED" >"$WOR
 printf '#cloud-config\n{}\n' >"$WORK/user-data"
 genisoimage -quiet -output "$WORK/seed.iso" -V cidata -r -J "$WORK/user-data" "$WORK/meta-data"
 chmod 0644 "$WORK"/*
+log "overlay disk and NoCloud seed ISO ready at $(elapsed)s"
 
 cat >"$WORK/domain.xml" <<EOF
 <domain type="$DOMAIN_TYPE">
@@ -145,6 +164,7 @@ cat >"$WORK/domain.xml" <<EOF
 EOF
 virsh_sys define "$WORK/domain.xml" >/dev/null
 DOM_DEFINED=1
+log "domain $NAME defined at $(elapsed)s"
 virsh_sys start "$NAME" >/dev/null
 log "domain $NAME (type $DOMAIN_TYPE, 1 vCPU, 512 MiB) started at $(elapsed)s"
 
@@ -153,7 +173,7 @@ deadline=$((SECONDS + TIMEOUT))
 while ((SECONDS < deadline)); do
   if [[ -z "$lease_ip" ]]; then
     lease_ip=$(virsh_sys domifaddr "$NAME" --source lease 2>/dev/null |
-      awk '$3 == "ipv4" { sub(/\/.*/, "", $4); print $4; exit }')
+      awk '$3 == "ipv4" { sub(/\/.*/, "", $4); print $4; exit }' || true)
     [[ -n "$lease_ip" ]] && log "DHCP lease $lease_ip at $(elapsed)s"
   fi
   if [[ -z "$hostname_got" ]]; then
