@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -131,4 +132,67 @@ func joinNetworkPaths(paths []string, max int) string {
 		return strings.Join(paths, ", ")
 	}
 	return strings.Join(paths[:max], ", ") + fmt.Sprintf(" and %d more", len(paths)-max)
+}
+
+// networkHostConflicts finds reservations in config that share a MAC, IP or
+// name within one ips[] element, and DNS host entries that share an IP:
+// libvirt would hand one address to two guests, or refuse the live update
+// halfway. Unknown values are skipped (checked again at apply).
+func networkHostConflicts(config map[string]tftypes.Value) []networkConflict {
+	var out []networkConflict
+	for i, ip := range networkListElems(config["ips"]) {
+		dhcp := objectAttrs(objectAttrs(ip)["dhcp"])
+		seen := map[string]int{}
+		for j, h := range networkListElems(dhcp["hosts"]) {
+			ha := objectAttrs(h)
+			for _, attr := range []string{"mac", "ip", "name"} {
+				v, ok := stringAttr(ha, attr)
+				if !ok || v == "" {
+					continue
+				}
+				key := attr + "=" + strings.ToLower(v)
+				if first, dup := seen[key]; dup {
+					out = append(out, networkConflict{
+						path:   path.Root("ips").AtListIndex(i).AtName("dhcp").AtName("hosts").AtListIndex(j).AtName(attr),
+						detail: fmt.Sprintf("ips[%d].dhcp.hosts[%d] and [%d] both have %s %q: each reservation needs its own MAC, IP and name.", i, first, j, attr, v),
+					})
+					continue
+				}
+				seen[key] = j
+			}
+		}
+	}
+	seen := map[string]int{}
+	for j, h := range networkListElems(objectAttrs(config["dns"])["host"]) {
+		v, ok := stringAttr(objectAttrs(h), "ip")
+		if !ok {
+			continue
+		}
+		if first, dup := seen[v]; dup {
+			out = append(out, networkConflict{
+				path:   path.Root("dns").AtName("host").AtListIndex(j).AtName("ip"),
+				detail: fmt.Sprintf("dns.host[%d] and [%d] both have ip %q: list all hostnames of an address in one entry (hostnames = [...]).", first, j, v),
+			})
+			continue
+		}
+		seen[v] = j
+	}
+	return out
+}
+
+type networkConflict struct {
+	path   path.Path
+	detail string
+}
+
+// networkListElems returns a known list's elements (nil for null or unknown).
+func networkListElems(v tftypes.Value) []tftypes.Value {
+	if v.IsNull() || !v.IsKnown() {
+		return nil
+	}
+	var elems []tftypes.Value
+	if err := v.As(&elems); err != nil {
+		return nil
+	}
+	return elems
 }

@@ -294,3 +294,31 @@ func TestDomainUsesNetwork(t *testing.T) {
 		t.Error("interface on the network's bridge not detected")
 	}
 }
+
+func TestNetworkValidateConfigConflicts(t *testing.T) {
+	doc := testNetworkDoc()
+	doc.IPs[0].DHCP.Hosts[1].IP = "10.9.0.10"
+	doc.IPs[0].DHCP.Hosts[1].MAC = "52:54:00:00:00:0A" // same MAC as [0] in other case
+	doc.DNS.Host = append(doc.DNS.Host, libvirtxml.NetworkDNSHost{IP: "10.9.0.10", Hostnames: []libvirtxml.NetworkDNSHostHostname{{Hostname: "x"}}})
+	config := networkObject(t, doc, "")
+	s := networkSchema()
+	resp := &resource.ValidateConfigResponse{}
+	(&networkResource{}).ValidateConfig(context.Background(), resource.ValidateConfigRequest{Config: tfsdk.Config{Schema: s, Raw: config}}, resp)
+	var got []string
+	for _, d := range resp.Diagnostics {
+		got = append(got, d.(interface{ Path() path.Path }).Path().String()+": "+d.Detail())
+	}
+	want := []string{
+		`ips[0].dhcp.hosts[1].mac: ips[0].dhcp.hosts[0] and [1] both have mac "52:54:00:00:00:0A": each reservation needs its own MAC, IP and name.`,
+		`ips[0].dhcp.hosts[1].ip: ips[0].dhcp.hosts[0] and [1] both have ip "10.9.0.10": each reservation needs its own MAC, IP and name.`,
+		`dns.host[1].ip: dns.host[0] and [1] both have ip "10.9.0.10": list all hostnames of an address in one entry (hostnames = [...]).`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	resp = &resource.ValidateConfigResponse{}
+	(&networkResource{}).ValidateConfig(context.Background(), resource.ValidateConfigRequest{Config: tfsdk.Config{Schema: s, Raw: networkObject(t, testNetworkDoc(), "")}}, resp)
+	if resp.Diagnostics.HasError() {
+		t.Errorf("valid configuration refused: %v", resp.Diagnostics)
+	}
+}

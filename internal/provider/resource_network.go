@@ -23,9 +23,10 @@ import (
 func init() { registerResource("libvirt_network", NewNetworkResource) }
 
 var (
-	_ resource.ResourceWithImportState = (*networkResource)(nil)
-	_ resource.ResourceWithConfigure   = (*networkResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*networkResource)(nil)
+	_ resource.ResourceWithImportState    = (*networkResource)(nil)
+	_ resource.ResourceWithConfigure      = (*networkResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*networkResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*networkResource)(nil)
 )
 
 // NewNetworkResource returns the libvirt_network resource.
@@ -458,4 +459,13 @@ func (r *networkResource) ModifyPlan(_ context.Context, req resource.ModifyPlanR
 		}
 	}
 	resp.Plan.Raw = buildObject(req.Plan.Raw.Type(), planDoc, own)
+}
+
+// ValidateConfig refuses DHCP reservations or DNS hosts that collide, naming
+// the attribute: libvirt accepts some of them at define time and then serves
+// one address to two guests.
+func (r *networkResource) ValidateConfig(_ context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	for _, c := range networkHostConflicts(objectAttrs(req.Config.Raw)) {
+		resp.Diagnostics.AddAttributeError(c.path, "Conflicting network host entries", c.detail)
+	}
 }
