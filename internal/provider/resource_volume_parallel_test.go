@@ -144,3 +144,31 @@ resource "libvirt_volume" "empty" {
 		t.Error(err)
 	}
 }
+
+// TestAccStorageExamples_validate checks that the documented pool and volume
+// examples are valid against the provider's schema (tofu validate).
+func TestAccStorageExamples_validate(t *testing.T) {
+	testAccPreCheck(t)
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	reattach := serveProviderForTofu(t)
+	for _, example := range []string{"libvirt_pool", "libvirt_volume"} {
+		src, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", example, "resource.tf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		header := `terraform {
+  required_providers {
+    libvirt = { source = "virtxml/libvirt" }
+  }
+}
+`
+		if err := os.WriteFile(filepath.Join(dir, "main.tf"), append([]byte(header), src...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tofu(t, dir, reattach, "init", "-input=false", "-no-color")
+		tofu(t, dir, reattach, "validate", "-no-color")
+	}
+}
