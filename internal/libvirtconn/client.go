@@ -124,7 +124,9 @@ func (c *Client) Libvirt(ctx context.Context) (*libvirt.Libvirt, error) {
 	if c.virt != nil && c.virt.IsConnected() {
 		return c.virt, nil
 	}
-	return c.connectLocked(ctx, false)
+	// A connection that broke is re-dialled patiently (libvirtd may be
+	// restarting); the very first dial fails fast with its diagnosis.
+	return c.connectLocked(ctx, c.virt != nil)
 }
 
 // connectLocked dials a new connection; with wait it keeps retrying while

@@ -221,7 +221,8 @@ func stopLibvirtd(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		t.Fatalf("kill libvirtd %d: %v", pid, err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	// libvirtd finishes running jobs of other clients before it exits.
+	deadline := time.Now().Add(90 * time.Second)
 	for syscall.Kill(pid, 0) == nil {
 		if time.Now().After(deadline) {
 			t.Fatalf("libvirtd %d did not exit", pid)
@@ -332,6 +333,32 @@ func TestIntegrationLibvirtdRestartBetweenOperations(t *testing.T) {
 	}
 	t.Logf("reconnected while libvirtd was starting in %v", time.Since(start))
 
+	// Do is called while libvirtd is down and comes back a second later:
+	// the re-dial of a broken connection waits for it.
+	stopLibvirtd(t)
+	started := make(chan error, 1)
+	go func() {
+		time.Sleep(time.Second)
+		out, err := exec.Command("libvirtd", "-d").CombinedOutput()
+		if err != nil {
+			err = fmt.Errorf("libvirtd -d: %v: %s", err, out)
+		}
+		started <- err
+	}()
+	var fourth *libvirt.Libvirt
+	start = time.Now()
+	err = c.Do(ctx, op(&fourth))
+	if serr := <-started; serr != nil {
+		t.Fatal(serr)
+	}
+	if err != nil {
+		t.Fatalf("Do while libvirtd was down for 1s: %v", err)
+	}
+	if waited := time.Since(start); waited < time.Second {
+		t.Errorf("Do returned after %v, before libvirtd was started", waited)
+	}
+	t.Logf("Do waited %v for libvirtd to come back", time.Since(start))
+
 	// The daemon restarts while an operation holds the connection: the
 	// call fails on the dead transport and Do retries it once on a new one.
 	calls := 0
@@ -352,6 +379,80 @@ func TestIntegrationLibvirtdRestartBetweenOperations(t *testing.T) {
 	if calls != 2 || inOp[0] == inOp[1] {
 		t.Errorf("op ran %d times, want 2 on two different connections", calls)
 	}
+}
+
+// Goroutines keep calling Do while libvirtd restarts: none of the calls may
+// fail, and afterwards all share one new connection.
+func TestIntegrationConcurrentDuringRestart(t *testing.T) {
+	uri := integrationURI(t)
+	restartAllowed(t)
+	if ep, err := ParseURI(uri); err != nil || ep.Transport != TransportUnix || ep.Socket != DefaultSystemSocket {
+		t.Skipf("needs the local system daemon, %s is not it", uri)
+	}
+	ensureLibvirtd(t)
+	c := newIntegrationClient(t, uri)
+	ctx := context.Background()
+	var before *libvirt.Libvirt
+	if err := c.Do(ctx, func(l *libvirt.Libvirt) error { before = l; _, err := l.ConnectGetLibVersion(); return err }); err != nil {
+		t.Fatal(err)
+	}
+
+	const workers = 20
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var calls int
+	var failures []error
+	after := map[*libvirt.Libvirt]bool{}
+	restarted := make(chan struct{})
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				err := c.Do(ctx, func(l *libvirt.Libvirt) error {
+					_, _, err := l.ConnectListAllDomains(1, 0)
+					if err == nil {
+						select {
+						case <-restarted:
+							mu.Lock()
+							after[l] = true
+							mu.Unlock()
+						default:
+						}
+					}
+					return err
+				})
+				mu.Lock()
+				calls++
+				if err != nil {
+					failures = append(failures, err)
+				}
+				mu.Unlock()
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+	}
+	time.Sleep(200 * time.Millisecond)
+	stopLibvirtd(t)
+	startLibvirtd(t)
+	close(restarted)
+	time.Sleep(300 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+
+	if len(failures) > 0 {
+		t.Errorf("%d of %d calls failed across the restart; first: %v", len(failures), calls, failures[0])
+	}
+	if len(after) != 1 || after[before] {
+		t.Errorf("after the restart the workers used %d connection(s) (old one reused: %v), want exactly 1 new", len(after), after[before])
+	}
+	t.Logf("%d workers, %d calls across a libvirtd restart, %d failed", workers, calls, len(failures))
 }
 
 func TestIntegrationLibvirtdStoppedError(t *testing.T) {
