@@ -197,6 +197,10 @@ func (c *Client) open() (*libvirt.Libvirt, error) {
 // (libvirtd restarted, SSH dropped), it reconnects once and runs op again;
 // errors libvirtd itself returned are never retried. The error is wrapped
 // into *Error when it came from libvirtd.
+//
+// op may therefore run twice when the connection broke during it: the
+// first run's effect (e.g. a define that reached libvirtd just before it
+// died) may exist, so ops that create objects should tolerate finding them.
 func (c *Client) Do(ctx context.Context, op func(*libvirt.Libvirt) error) error {
 	l, err := c.Libvirt(ctx)
 	if err != nil {
