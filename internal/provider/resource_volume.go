@@ -116,9 +116,10 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if config["name"].IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Missing volume name", "name is required: the volume's file name in its pool.")
 	}
-	if config["capacity"].IsNull() && config["create"].IsNull() {
+	if config["capacity"].IsNull() && config["create"].IsNull() && config["backing_store"].IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("capacity"), "Missing volume capacity",
-			"capacity is required unless create.content.url gives the volume its content (and size).")
+			"capacity is required unless create.content.url gives the volume its content (and size) "+
+				"or backing_store names the image an overlay takes its size from.")
 	}
 	if resp.Diagnostics.HasError() || req.State.Raw.IsNull() || plan == nil {
 		return

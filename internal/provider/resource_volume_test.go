@@ -323,12 +323,19 @@ func TestAccVolume_fileOverlayGrow(t *testing.T) {
 	}
 	poolDir := testAccPoolDir(t, l)
 	basePath := filepath.Join(poolDir, "tfacc-base.qcow2")
-	config := func(withBase bool, overlayCapacity string) string {
+	configWith := func(seedURL string, withBase bool, overlayCapacity string) string {
 		c := testAccProviderConfig() + fmt.Sprintf(`
 resource "libvirt_volume" "seed" {
   name   = "tfacc-seed.iso"
   pool   = %[1]q
   create = { content = { url = %[2]q } }
+}
+resource "libvirt_volume" "overlay_same_size" {
+  name          = "tfacc-overlay-same.qcow2"
+  pool          = %[1]q
+  target        = { format = { type = "qcow2" } }
+  backing_store = { path = %[5]q, format = { type = "qcow2" } }
+  depends_on    = [%[6]s]
 }
 resource "libvirt_volume" "overlay" {
   name          = "tfacc-overlay.qcow2"
@@ -338,7 +345,7 @@ resource "libvirt_volume" "overlay" {
   backing_store = { path = %[5]q, format = { type = "qcow2" } }
   depends_on    = [%[6]s]
 }
-`, testAccPool(), rawPath, "", overlayCapacity, basePath, map[bool]string{true: "libvirt_volume.base", false: ""}[withBase])
+`, testAccPool(), seedURL, "", overlayCapacity, basePath, map[bool]string{true: "libvirt_volume.base", false: ""}[withBase])
 		if withBase {
 			c += fmt.Sprintf(`
 resource "libvirt_volume" "base" {
@@ -350,11 +357,15 @@ resource "libvirt_volume" "base" {
 		}
 		return c
 	}
+	config := func(withBase bool, overlayCapacity string) string {
+		return configWith(rawPath, withBase, overlayCapacity)
+	}
+	fileURL := "file://" + rawPath
 	var overlayKey string
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             volumeCheckDestroy(l, "tfacc-seed.iso", "tfacc-overlay.qcow2", "tfacc-base.qcow2"),
+		CheckDestroy:             volumeCheckDestroy(l, "tfacc-seed.iso", "tfacc-overlay.qcow2", "tfacc-overlay-same.qcow2", "tfacc-base.qcow2"),
 		Steps: []resource.TestStep{
 			{
 				Config: config(true, "64 * 1024 * 1024"),
@@ -363,6 +374,8 @@ resource "libvirt_volume" "base" {
 					statecheck.ExpectKnownValue("libvirt_volume.base", tfjsonpath.New("target").AtMapKey("format").AtMapKey("type"), knownvalue.StringExact("qcow2")),
 					statecheck.ExpectKnownValue("libvirt_volume.base", tfjsonpath.New("capacity"), knownvalue.Int64Exact(64<<20)),
 					statecheck.ExpectKnownValue("libvirt_volume.overlay", tfjsonpath.New("backing_store").AtMapKey("path"), knownvalue.StringExact(basePath)),
+					// an overlay without capacity takes the base image's size
+					statecheck.ExpectKnownValue("libvirt_volume.overlay_same_size", tfjsonpath.New("capacity"), knownvalue.Int64Exact(64<<20)),
 				},
 				Check: resource.ComposeTestCheckFunc(
 					checkVolumeContent(l, "tfacc-seed.iso", rawData),
@@ -410,12 +423,24 @@ resource "libvirt_volume" "base" {
 				ExpectError: regexp.MustCompile(`(?s)Volume cannot shrink.*capacity\s+33554432\s+bytes\s+is\s+smaller`),
 			},
 			{
+				// another content source replaces the volume (same bytes, file:// form)
+				Config: configWith(fileURL, true, "128 * 1024 * 1024"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("libvirt_volume.seed", plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectResourceAction("libvirt_volume.overlay", plancheck.ResourceActionNoop),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: checkVolumeContent(l, "tfacc-seed.iso", rawData),
+			},
+			{
 				// the base still backs the overlay: deleting it must refuse
-				Config:      config(false, "128 * 1024 * 1024"),
+				Config:      configWith(fileURL, false, "128 * 1024 * 1024"),
 				ExpectError: regexp.MustCompile(`(?s)is\s+the\s+backing\s+file\s+of.*tfacc-overlay\.qcow2`),
 			},
 			{
-				Config:           config(true, "128 * 1024 * 1024"),
+				Config:           configWith(fileURL, true, "128 * 1024 * 1024"),
 				ConfigPlanChecks: emptyPlanAfterApply,
 				Check: func(*terraform.State) error {
 					if _, err := os.Stat(basePath); err != nil {
