@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"crypto/rand"
 	"encoding/xml"
 	"fmt"
 	"strings"
@@ -270,4 +271,15 @@ func dnsHostSame(a, b libvirtxml.NetworkDNSHost) bool {
 	ax, _ := xml.Marshal(a)
 	bx, _ := xml.Marshal(b)
 	return string(ax) == string(bx)
+}
+
+// randomNetworkUUID returns a random (version 4) UUID in libvirt's form.
+func randomNetworkUUID() (string, error) {
+	var u libvirt.UUID
+	if _, err := rand.Read(u[:]); err != nil {
+		return "", fmt.Errorf("generating a UUID: %w", err)
+	}
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return uuidString(u), nil
 }

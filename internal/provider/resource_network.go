@@ -82,42 +82,96 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		addConversionError(&resp.Diagnostics, "Invalid network definition", err)
 		return
 	}
+	// Choose the UUID here: defining the same document twice is then
+	// harmless, and client.Do runs the operation again when the connection
+	// broke halfway. Cleanup after a failure removes exactly this network.
+	if doc.UUID == "" {
+		if doc.UUID, err = randomNetworkUUID(); err != nil {
+			resp.Diagnostics.AddError("Cannot create network", err.Error())
+			return
+		}
+	}
+	uuid, err := libvirtUUID(doc.UUID)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("uuid"), "Invalid network UUID", err.Error())
+		return
+	}
+	net := libvirt.Network{Name: doc.Name, UUID: uuid}
 	xml, err := doc.Marshal()
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot write network XML", err.Error())
 		return
 	}
 	autostart, _ := boolAttr(plan, "autostart")
-	var net libvirt.Network
+	// a network of this name that is not ours: never redefine it
 	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		net, err = l.NetworkDefineXMLFlags(xml, uint32(libvirt.NetworkDefineValidate))
-		if err != nil {
+		existing, err := l.NetworkLookupByName(doc.Name)
+		if err == nil {
+			return fmt.Errorf("a network named %q already exists (UUID %s); import it with "+
+				"`tofu import <address> %s` to manage it", doc.Name, uuidString(existing.UUID), doc.Name)
+		}
+		if libvirtconn.IsNotFound(err) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create network", err.Error())
+		return
+	}
+	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		if _, err := l.NetworkDefineXMLFlags(xml, uint32(libvirt.NetworkDefineValidate)); err != nil {
 			return fmt.Errorf("defining network: %w", err)
 		}
-		if err := l.NetworkCreate(net); err != nil {
-			_ = l.NetworkUndefine(net) // leave nothing behind
-			return fmt.Errorf("starting network %q: %w", net.Name, err)
+		active, err := l.NetworkIsActive(net)
+		if err != nil {
+			return err
+		}
+		if active != 1 {
+			if err := l.NetworkCreate(net); err != nil {
+				return fmt.Errorf("starting network %q: %w", doc.Name, err)
+			}
 		}
 		if autostart {
 			if err := l.NetworkSetAutostart(net, 1); err != nil {
-				_ = l.NetworkDestroy(net)
-				_ = l.NetworkUndefine(net)
 				return fmt.Errorf("setting autostart: %w", err)
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot create network", err.Error())
+		resp.Diagnostics.AddError("Cannot create network", err.Error()+r.removeAfterFailure(ctx, net))
 		return
 	}
 	state, found, err := r.read(ctx, net, plan)
 	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read network after create", fmt.Sprint(err))
+		resp.Diagnostics.AddError("Cannot read network after create", fmt.Sprint(err)+r.removeAfterFailure(ctx, net))
 		return
 	}
 	resp.State.Raw = buildObject(req.Plan.Raw.Type(), state.doc, state.own)
+}
+
+// removeAfterFailure stops and undefines a network a failed create left
+// behind, and says so for the error message.
+func (r *networkResource) removeAfterFailure(ctx context.Context, net libvirt.Network) string {
+	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		if active, err := l.NetworkIsActive(net); err != nil {
+			return err
+		} else if active == 1 {
+			if err := l.NetworkDestroy(net); err != nil {
+				return err
+			}
+		}
+		return l.NetworkUndefine(net)
+	})
+	switch {
+	case err == nil:
+		return " (the partly created network was removed)"
+	case libvirtconn.IsNotFound(err):
+		return ""
+	default:
+		return fmt.Sprintf(" (removing the partly created network %q failed too: %v; remove it with virsh net-undefine)", net.Name, err)
+	}
 }
 
 // networkRead is what read found: the reconciled document and own attributes.
@@ -223,12 +277,7 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 	if len(changes.restart) > 0 {
 		r.redefineAndRestart(ctx, net, doc, &resp.Diagnostics)
 	} else if len(changes.live) > 0 {
-		old, err := model.FromValues(stateDoc)
-		if err != nil {
-			addConversionError(&resp.Diagnostics, "Invalid network state", err)
-			return
-		}
-		r.updateLive(ctx, net, old, doc, &resp.Diagnostics)
+		r.updateLive(ctx, net, doc, &resp.Diagnostics)
 	}
 	if !resp.Diagnostics.HasError() {
 		err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
@@ -304,13 +353,11 @@ func (r *networkResource) redefineAndRestart(ctx context.Context, net libvirt.Ne
 
 // updateLive applies DHCP host and DNS host changes with virNetworkUpdate:
 // the running network (dnsmasq) and its definition change, nothing restarts.
-func (r *networkResource) updateLive(ctx context.Context, net libvirt.Network, old, new *libvirtxml.Network, diags *diag.Diagnostics) {
-	ops, err := networkLiveOps(old, new)
-	if err != nil {
-		diags.AddError("Cannot plan the live network update", err.Error())
-		return
-	}
-	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+func (r *networkResource) updateLive(ctx context.Context, net libvirt.Network, new *libvirtxml.Network, diags *diag.Diagnostics) {
+	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		// the operations are computed from libvirt's current hosts, not from
+		// the state: a run that client.Do repeats after a broken connection
+		// only does what is still missing
 		x, err := l.NetworkGetXMLDesc(net, 0)
 		if err != nil {
 			return err
@@ -318,6 +365,10 @@ func (r *networkResource) updateLive(ctx context.Context, net libvirt.Network, o
 		var live libvirtxml.Network
 		if err := live.Unmarshal(x); err != nil {
 			return fmt.Errorf("parsing network XML: %w", err)
+		}
+		ops, err := networkLiveOps(&live, new)
+		if err != nil {
+			return err
 		}
 		flags := networkUpdateFlags
 		if active, err := l.NetworkIsActive(net); err != nil {

@@ -666,3 +666,57 @@ func TestAccNetwork_example(t *testing.T) {
 		}},
 	})
 }
+
+// Create never takes over a network it did not define, and a network that
+// libvirt defines but cannot start (its subnet is taken) is removed again.
+func TestAccNetwork_createFailures(t *testing.T) {
+	const other = "tfacc-net-other"
+	name := "tfacc-net-clash"
+	l, err := testAccNetworkLibvirt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherNet, err := l.NetworkDefineXML(`<network><name>` + other + `</name><ip address="10.213.13.1" prefix="24"/></network>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if l, err := testAccNetworkLibvirt(); err == nil {
+			_ = l.NetworkDestroy(otherNet)
+			_ = l.NetworkUndefine(otherNet)
+		}
+	})
+	if err := l.NetworkCreate(otherNet); err != nil {
+		t.Fatal(err)
+	}
+	config := func(name string) string {
+		return testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_network" "test" {
+  name = %q
+  ips  = [{ address = "10.213.13.1", prefix = 24 }]
+}
+`, name)
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             testAccCheckNetworkGone(name),
+		Steps: []resource.TestStep{
+			{
+				Config:      config(other),
+				ExpectError: regexp.MustCompile(`(?s)a network named "` + other + `" already exists.*import`),
+			},
+			{
+				Config:      config(name),
+				ExpectError: regexp.MustCompile(`(?s)starting network "` + name + `".*partly created network was removed`),
+			},
+			{ // nothing left behind, and the other network was not touched
+				Config: testAccProviderConfig(),
+				Check: resource.ComposeTestCheckFunc(testAccCheckNetworkGone(name), func(*terraform.State) error {
+					_, _, err := testAccNetworkLiveXML(other)
+					return err
+				}),
+			},
+		},
+	})
+}
