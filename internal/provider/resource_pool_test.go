@@ -154,3 +154,42 @@ func TestAccPool_dir(t *testing.T) {
 		},
 	})
 }
+
+func TestAccPool_failuresLeaveNothing(t *testing.T) {
+	name := "tfacc-pool-fail"
+	l := testAccStorageConn(t)
+	blocker := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(blocker, []byte("not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: testAccProviderConfig() + `
+resource "libvirt_pool" "test" {
+  name   = "tfacc-pool-notype"
+  target = { path = "/var/tmp/tfacc-pool-notype" }
+}
+`,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`Missing pool type`),
+			},
+			{
+				// building the target fails (its parent is a file): the
+				// definition must not stay behind
+				Config:      testAccPoolConfig(name, filepath.Join(blocker, "pool"), false, false),
+				ExpectError: regexp.MustCompile(`(?s)Cannot create pool.*building pool "tfacc-pool-fail"`),
+			},
+			{
+				PreConfig: func() {
+					if _, err := l.StoragePoolLookupByName(name); !libvirtconn.IsNotFound(err) {
+						t.Fatalf("pool %s defined after a failed create (lookup error: %v)", name, err)
+					}
+				},
+				Config: testAccProviderConfig(),
+			},
+		},
+	})
+}
