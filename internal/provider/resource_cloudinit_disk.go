@@ -166,9 +166,7 @@ func (r *cloudinitDiskResource) Create(ctx context.Context, req resource.CreateR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if plan.Directory.IsUnknown() || plan.Directory.IsNull() {
-		plan.Directory = types.StringValue(defaultCloudinitDirectory(&resp.Diagnostics))
-	}
+	// ModifyPlan resolved the default directory.
 	disk := buildCloudinitDisk(plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
