@@ -194,4 +194,3 @@ func peakRSS(t *testing.T) int64 {
 	t.Fatal("no VmHWM in /proc/self/status")
 	return 0
 }
-
