@@ -4,8 +4,15 @@
 # against a provider binary built from this checkout (dev_overrides), so
 # tfplugindocs never builds the provider itself nor downloads Terraform.
 #
-#   scripts/docs.sh            regenerate docs/
-#   scripts/docs.sh --check    regenerate, then fail if docs/ differs from git
+#   scripts/docs.sh             regenerate docs/
+#   scripts/docs.sh --check     regenerate, then fail if docs/ differs from git
+#   scripts/docs.sh --examples  only check the HCL in examples/provider and in
+#                               the ```terraform blocks of templates/: tofu fmt
+#                               and tofu validate against the built provider
+#
+# With --check, EXAMPLES=1 also runs the --examples checks. SOURCE=head takes
+# the schema from a clean clone of HEAD instead of the working tree (useful
+# while uncommitted code elsewhere does not compile).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,11 +20,12 @@ TOFU=${TOFU:-/var/cache/tfplv/tofu-v1.12.6/tofu}
 PROVIDER_ADDR=registry.opentofu.org/virtxml/libvirt
 PROVIDER_NAME=libvirt
 
-check=false
+check=false examples=false generate=true
 case "${1:-}" in
-  --check) check=true ;;
+  --check) check=true; [[ ${EXAMPLES:-} == 1 ]] && examples=true ;;
+  --examples) examples=true generate=false ;;
   "") ;;
-  *) echo "usage: $0 [--check]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--check|--examples]" >&2; exit 2 ;;
 esac
 
 log() { printf '[docs] %s\n' "$*" >&2; }
@@ -31,8 +39,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 cd "$ROOT"
+src=$ROOT
+if [[ ${SOURCE:-worktree} == head ]]; then
+  git clone -q --no-hardlinks "$ROOT" "$work/src"
+  src=$work/src
+fi
 log "building the provider for its schema"
-CGO_ENABLED=0 go build -trimpath -o "$work/plugins/terraform-provider-libvirt" .
+(cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$work/plugins/terraform-provider-libvirt" .)
 
 # dev_overrides serves the provider straight from the build directory; the
 # empty filesystem mirror makes sure nothing else is ever fetched.
@@ -64,6 +77,60 @@ log "reading the schema with $("$TOFU" version | head -1)"
   exit 1
 }
 
+# validate_examples DIR LABEL: tofu fmt and validate one configuration.
+validate_examples() {
+  local dir=$1 label=$2
+  if ! grep -q required_providers "$dir"/*.tf; then
+    cp "$work/root/main.tf" "$dir/zz_required_providers.tf"
+  fi
+  if ! "$TOFU" fmt -check -diff "$dir" >"$work/fmt.log" 2>&1; then
+    cat "$work/fmt.log" >&2
+    echo "docs: $label is not formatted like tofu fmt" >&2
+    return 1
+  fi
+  if ! (cd "$dir" && "$TOFU" validate -no-color -compact-warnings) >"$work/validate-hcl.log" 2>&1; then
+    cat "$work/validate-hcl.log" >&2
+    echo "docs: $label does not validate against the provider's schema" >&2
+    return 1
+  fi
+  log "examples: $label validates"
+}
+
+# Every ```terraform block of a template; guides are one configuration each,
+# the provider page's blocks are independent snippets.
+check_examples() {
+  local bad=0 f n dir
+  mkdir -p "$work/ex/provider"
+  cp "$ROOT"/examples/provider/*.tf "$work/ex/provider/"
+  validate_examples "$work/ex/provider" examples/provider || bad=1
+  for f in templates/guides/*.md.tmpl templates/index.md.tmpl; do
+    [[ -f $f ]] || continue
+    dir=$work/ex/$(basename "$f" .md.tmpl)
+    mkdir -p "$dir"
+    awk -v dir="$dir" -v splitmode="$([[ $f == templates/index.md.tmpl ]] && echo 1 || echo 0)" '
+      /^ *```terraform *$/ {on=1; n++; match($0, /^ */); indent=RLENGTH; next}
+      on && /^ *```/ {on=0; next}
+      on {
+        file = splitmode ? sprintf("%s/%02d/main.tf", dir, n) : sprintf("%s/main.tf", dir)
+        if (splitmode) system("mkdir -p " dir "/" sprintf("%02d", n))
+        print substr($0, indent + 1) > file  # blocks inside list items are indented
+      }' "$f"
+    if [[ $f == templates/index.md.tmpl ]]; then
+      for n in "$dir"/*/; do
+        [[ -f $n/main.tf ]] && { validate_examples "$n" "$f block $(basename "$n")" || bad=1; }
+      done
+    elif [[ -f $dir/main.tf ]]; then
+      validate_examples "$dir" "$f" || bad=1
+    fi
+  done
+  return $bad
+}
+
+if $examples && ! $generate; then
+  check_examples
+  exit
+fi
+
 # tfplugindocs looks the schema up by the short provider name.
 jq --arg addr "$PROVIDER_ADDR" --arg name "$PROVIDER_NAME" '
   if .provider_schemas[$addr] == null then error("no schema for " + $addr) else . end
@@ -92,6 +159,11 @@ tfplugindocs validate --provider-dir "$ROOT" --provider-name "$PROVIDER_NAME" >"
 }
 log "generated $(find docs -name '*.md' | wc -l) pages under docs/"
 
+examples_failed=false
+if $examples; then
+  check_examples || examples_failed=true
+fi
+
 if $check; then
   # Stale tracked pages show in the diff; pages for new resources that were
   # never committed show as untracked.
@@ -102,4 +174,8 @@ if $check; then
     exit 1
   fi
   log "docs/ is up to date"
+fi
+if $examples_failed; then
+  echo "docs-check: the HCL in examples/ or templates/ does not match the provider (see above)" >&2
+  exit 1
 fi
