@@ -37,9 +37,15 @@ chmod 0755 "$CACHE_DIR" "$GUEST_ROOT"
 exec 9>"$GUEST_ROOT/.build.lock"
 flock 9
 
+# Points `current` and env.sh's LIBVIRT_TEST_GUEST_DIR at this build. env.sh
+# names the resolved folder: overlays keep the backing file they were made with.
 link_current() {
   ln -sfn "$KEY" "$GUEST_ROOT/current.tmp"
   mv -Tf "$GUEST_ROOT/current.tmp" "$GUEST_ROOT/current"
+  if [[ -w "$CACHE_DIR/env.sh" ]]; then
+    sed -i -e "s|^export LIBVIRT_TEST_GUEST_DIR=.*|export LIBVIRT_TEST_GUEST_DIR=$OUT|" \
+      -e "s|^export TF_VAR_guest_dir=.*|export TF_VAR_guest_dir=$OUT|" "$CACHE_DIR/env.sh"
+  fi
 }
 
 if [[ -f "$OUT/.complete" ]]; then
@@ -90,6 +96,12 @@ ln -sf /lib/systemd/system/qemu-guest-agent.service \
 # rendered for ifupdown, unless the seed carries its own network-config.
 grep -q 'source /etc/network/interfaces.d' "$TREE/etc/network/interfaces" 2>/dev/null ||
   echo 'source /etc/network/interfaces.d/*' >>"$TREE/etc/network/interfaces"
+# Test guests boot under TCG on busy machines: skip work that only costs CPU
+# (nested KVM modules, periodic maintenance timers).
+printf 'blacklist kvm\nblacklist kvm_amd\nblacklist kvm_intel\n' >"$TREE/etc/modprobe.d/tfplv-no-kvm.conf"
+for timer in apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer; do
+  ln -sf /dev/null "$TREE/etc/systemd/system/$timer"
+done
 # Each guest generates its own identity on first boot.
 : >"$TREE/etc/machine-id"
 rm -f "$TREE/var/lib/dbus/machine-id"
@@ -109,7 +121,7 @@ initrd=$(find "$TREE/boot" -maxdepth 1 -name 'initrd.img-*' | sort -V | tail -1)
 cp "$kernel" "$STAGE/vmlinuz"
 cp "$initrd" "$STAGE/initrd.img"
 mv "$WORK/packages.txt" "$STAGE/packages.txt"
-mke2fs -q -t ext4 -L root -d "$TREE" "$WORK/root.raw" "$IMAGE_SIZE"
+mke2fs -q -t ext4 -L root -d "$TREE" "$WORK/root.raw" "$IMAGE_SIZE" >/dev/null
 qemu-img convert -O qcow2 "$WORK/root.raw" "$STAGE/root.qcow2"
 rm -f "$WORK/root.raw"
 # libvirt runs qemu as libvirt-qemu: everything must be readable by others.
