@@ -29,6 +29,7 @@ resource "libvirt_network" "test" {
   name      = %[1]q
   autostart = false
   forward   = null
+  ipv6      = "yes"
   domain    = { name = "%[1]s.local" }
   ips = [{
     address = "10.213.7.1"
@@ -58,6 +59,7 @@ func TestAccNetwork_basic(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("id"), knownvalue.StringRegexp(uuidRegexp)),
 					statecheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("bridge").AtMapKey("name"), knownvalue.StringRegexp(nonEmpty)),
+					statecheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("ipv6"), knownvalue.StringExact("yes")),
 					statecheck.ExpectKnownValue("libvirt_network.test",
 						tfjsonpath.New("ips").AtSliceIndex(0).AtMapKey("dhcp").AtMapKey("hosts").AtSliceIndex(0).AtMapKey("mac"),
 						knownvalue.StringExact("52:54:00:AA:00:01")),

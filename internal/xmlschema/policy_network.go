@@ -5,6 +5,11 @@ import "libvirt.org/go/libvirtxml"
 // NetworkPolicy is the policy of libvirt_network.
 var NetworkPolicy = Policy{
 	Root: "network",
+	// the engine's snake_case splits "IPv6" into i_pv6; the XML attribute is ipv6
+	Rename: map[string]string{
+		"Network.IPv6":           "ipv6",
+		"NetworkForwardNAT.IPv6": "ipv6",
+	},
 	Computed: []string{
 		"uuid",        // generated when not given
 		"bridge.name", // virbrN chosen by libvirt
