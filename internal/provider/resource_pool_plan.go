@@ -93,14 +93,11 @@ func sizeBytes(attrs map[string]tftypes.Value, name string) (uint64, bool) {
 	if v.As(&f) != nil {
 		return 0, false
 	}
+	// An unknown unit is one the configuration leaves to libvirt (the unit
+	// attribute is computed): storage sizes without a unit are bytes.
 	unit := ""
-	if u, ok := attrs[name+"_unit"]; ok {
-		if !u.IsKnown() {
-			return 0, false
-		}
-		if !u.IsNull() {
-			_ = u.As(&unit)
-		}
+	if u, ok := attrs[name+"_unit"]; ok && u.IsKnown() && !u.IsNull() {
+		_ = u.As(&unit)
 	}
 	factor, ok := byteUnits[strings.ToLower(unit)]
 	if !ok {

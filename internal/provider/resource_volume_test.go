@@ -195,11 +195,19 @@ resource "libvirt_volume" "raw_nolen" {
   pool   = %[1]q
   create = { content = { url = "%[2]s/nolen/raw.img" } }
 }
+# capacity above the image's virtual size: grown after the upload
+resource "libvirt_volume" "qcow2_grown" {
+  name          = "tfacc-http-grown.qcow2"
+  pool          = %[1]q
+  capacity      = 128
+  capacity_unit = "MiB"
+  create        = { content = { url = "%[2]s/len/img.qcow2" } }
+}
 `, testAccPool(), srv.URL)
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             volumeCheckDestroy(l, "tfacc-http-raw.img", "tfacc-http-nolen.qcow2", "tfacc-http-raw-nolen.img"),
+		CheckDestroy:             volumeCheckDestroy(l, "tfacc-http-raw.img", "tfacc-http-nolen.qcow2", "tfacc-http-raw-nolen.img", "tfacc-http-grown.qcow2"),
 		Steps: []resource.TestStep{
 			{
 				Config: config,
@@ -211,6 +219,9 @@ resource "libvirt_volume" "raw_nolen" {
 					statecheck.ExpectKnownValue("libvirt_volume.qcow2", tfjsonpath.New("target").AtMapKey("format").AtMapKey("type"), knownvalue.StringExact("qcow2")),
 					statecheck.ExpectKnownValue("libvirt_volume.qcow2", tfjsonpath.New("path"), knownvalue.StringRegexp(regexp.MustCompile(`/tfacc-http-nolen\.qcow2$`))),
 					statecheck.CompareValuePairs("libvirt_volume.qcow2", tfjsonpath.New("id"), "libvirt_volume.qcow2", tfjsonpath.New("key"), compareEqual{}),
+					// the user's spelling of the size is kept
+					statecheck.ExpectKnownValue("libvirt_volume.qcow2_grown", tfjsonpath.New("capacity"), knownvalue.Int64Exact(128)),
+					statecheck.ExpectKnownValue("libvirt_volume.qcow2_grown", tfjsonpath.New("capacity_unit"), knownvalue.StringExact("MiB")),
 				},
 				Check: resource.ComposeTestCheckFunc(
 					checkVolumeContent(l, "tfacc-http-raw.img", raw),
@@ -220,6 +231,10 @@ resource "libvirt_volume" "raw_nolen" {
 						out, err := exec.Command("qemu-img", "info", "--output=json", filepath.Join(testAccPoolDir(t, l), "tfacc-http-nolen.qcow2")).CombinedOutput()
 						if err != nil || !bytes.Contains(out, []byte(`"format": "qcow2"`)) || !bytes.Contains(out, []byte(`"virtual-size": 100663296`)) {
 							return fmt.Errorf("qemu-img info: %v: %s", err, out)
+						}
+						out, err = exec.Command("qemu-img", "info", "--output=json", filepath.Join(testAccPoolDir(t, l), "tfacc-http-grown.qcow2")).CombinedOutput()
+						if err != nil || !bytes.Contains(out, []byte(`"virtual-size": 134217728`)) {
+							return fmt.Errorf("grown image: qemu-img info: %v: %s", err, out)
 						}
 						return nil
 					},
@@ -296,6 +311,22 @@ resource "libvirt_volume" "fail" {
 				},
 				Config:      config("/nonexistent/dir/image.qcow2"),
 				ExpectError: regexp.MustCompile(`/nonexistent/dir/image\.qcow2:(?s).*no\s+such\s+file\s+or\s+directory`),
+			},
+			{
+				PreConfig: func() {
+					if err := checkNoVolume(l, "tfacc-fail.img"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_volume" "fail" {
+  name     = "tfacc-fail.img"
+  pool     = %q
+  capacity = 1048576
+  create   = { content = { url = "%s/nolen/data.img" } }
+}
+`, testAccPool(), srv.URL),
+				ExpectError: regexp.MustCompile(`(?s)capacity\s+1048576\s+is\s+smaller\s+than\s+the\s+uploaded\s+content's\s+size\s+8388608`),
 			},
 			{
 				// the pool is unchanged and a good upload still works

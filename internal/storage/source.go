@@ -17,7 +17,7 @@ import (
 
 // Source is image content opened for streaming.
 type Source struct {
-	// URL is what the user gave, for messages.
+	// URL is what the user gave, for messages (a password in it is masked).
 	URL string
 	// Size is the content length in bytes, -1 when the server sent none.
 	Size int64
@@ -61,6 +61,9 @@ var StallTimeout = 2 * time.Minute
 func Open(ctx context.Context, raw string) (*Source, error) {
 	s := &Source{URL: raw, Size: -1}
 	u, err := url.Parse(raw)
+	if err == nil && u.User != nil {
+		s.URL = u.Redacted() // never repeat a password in messages
+	}
 	switch {
 	case err == nil && (u.Scheme == "http" || u.Scheme == "https"):
 		if err := s.openHTTP(ctx, u); err != nil {

@@ -88,9 +88,12 @@ func CreateVolume(ctx context.Context, l *libvirt.Libvirt, locks *PoolLocks, req
 		return fail(err)
 	}
 
-	_, capacity, _, err := l.StorageVolGetInfo(vol)
-	if err != nil {
-		return fail(fmt.Errorf("reading volume %s after upload: %w", vol.Key, err))
+	// The size the content gave the volume. libvirt's own figure can be stale
+	// here (its pool refresh after an upload runs asynchronously), so it
+	// comes from the header or from the bytes counted.
+	capacity := uint64(src.Transferred())
+	if contentSize >= 0 {
+		capacity = uint64(contentSize)
 	}
 	if req.Capacity > 0 && capacity > req.Capacity {
 		return fail(src.errorf("capacity %d is smaller than the uploaded content's size %d bytes", req.Capacity, capacity))
@@ -147,7 +150,18 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	if c.max > 0 && len(p) > c.max {
 		p = p[:c.max]
 	}
-	n, err := c.r.Read(p)
+	// fill the packet: network bodies return a few KiB per read, and each
+	// read would otherwise become its own stream packet
+	n := 0
+	var err error
+	for n < len(p) && err == nil {
+		var m int
+		m, err = c.r.Read(p[n:])
+		n += m
+	}
+	if errors.Is(err, io.EOF) && n > 0 {
+		err = nil // deliver the data now, EOF on the next read
+	}
 	if err != nil && !errors.Is(err, io.EOF) && c.err == nil && c.ctx.Err() != nil {
 		c.err = c.ctx.Err()
 	}
