@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func qcow2Head(virtualSize uint64) []byte {
@@ -103,5 +104,33 @@ func TestOpenHTTP(t *testing.T) {
 	s.Close()
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("of %d bytes", len(content))) {
 		t.Errorf("truncated body: %v", err)
+	}
+}
+
+func TestOpenHTTPStall(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "2000000")
+		w.Write(make([]byte, 1000))
+		w.(http.Flusher).Flush()
+		select { // then nothing until the client gives up
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	old := StallTimeout
+	StallTimeout = 200 * time.Millisecond
+	defer func() { StallTimeout = old }()
+	s, err := Open(context.Background(), srv.URL+"/slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	_, err = io.ReadAll(s.Reader())
+	if err == nil || !strings.Contains(err.Error(), "no data for 200ms") || time.Since(start) > 5*time.Second {
+		t.Fatalf("stalled download: err %v after %s", err, time.Since(start))
 	}
 }
