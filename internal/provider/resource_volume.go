@@ -181,12 +181,17 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	url := contentURL(plan)
 	lockKey := poolLockKey(r.client.URI(), poolName)
 
-	l, err := r.client.Libvirt(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot connect to libvirt", err.Error())
-		return
-	}
-	pool, err := l.StoragePoolLookupByName(poolName)
+	// Look the pool up through Do, which re-dials a broken connection; the
+	// create and upload then use that connection directly: they must not be
+	// repeated blindly on a new one.
+	var l *libvirt.Libvirt
+	var pool libvirt.StoragePool
+	err = r.client.Do(ctx, func(conn *libvirt.Libvirt) error {
+		var err error
+		l = conn
+		pool, err = conn.StoragePoolLookupByName(poolName)
+		return err
+	})
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("pool"), "Cannot find storage pool", fmt.Sprintf("pool %q: %v", poolName, err))
 		return
