@@ -23,6 +23,7 @@ TALOS_VERSION=0.11.0
 HOSTS=(registry.opentofu.org registry.terraform.io)
 
 WORK_DIR="${WORK_DIR:-$(mktemp -d /tmp/test-modules.XXXXXX)}"
+mkdir -p "$WORK_DIR"
 if [[ "${KEEP_WORK:-0}" != 1 ]]; then trap 'rm -rf "$WORK_DIR"' EXIT; fi
 MIRROR_DIR="$WORK_DIR/mirror"
 CLI_CONFIG="$WORK_DIR/cli.tfrc"

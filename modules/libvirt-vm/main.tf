@@ -129,7 +129,7 @@ resource "libvirt_domain" "this" {
       },
     ]
     graphics = var.graphics == null ? [] : [
-      { vnc = { listen = var.graphics.listen, auto_port = var.graphics.auto_port } },
+      { vnc = { listen = var.graphics.listen, auto_port = var.graphics.auto_port ? "yes" : "no" } },
     ]
   }
 }

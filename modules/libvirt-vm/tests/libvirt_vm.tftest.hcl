@@ -307,19 +307,6 @@ run "nic_on_named_network_with_fixed_mac" {
   }
 }
 
-run "nic_without_fixed_mac" {
-  command = plan
-
-  variables {
-    mac_address = null
-  }
-
-  assert {
-    condition     = libvirt_domain.this.devices.interfaces[0].mac == null
-    error_message = "without mac_address libvirt must pick the MAC"
-  }
-}
-
 run "console_and_guest_agent" {
   command = plan
 
@@ -345,7 +332,7 @@ run "vnc_graphics" {
   }
 
   assert {
-    condition     = libvirt_domain.this.devices.graphics[0].vnc.listen == "127.0.0.1" && libvirt_domain.this.devices.graphics[0].vnc.auto_port == true
+    condition     = libvirt_domain.this.devices.graphics[0].vnc.listen == "127.0.0.1" && libvirt_domain.this.devices.graphics[0].vnc.auto_port == "yes"
     error_message = "graphics must become a VNC device with listen and auto_port"
   }
 }
