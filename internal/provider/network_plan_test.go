@@ -46,7 +46,7 @@ func networkObject(t *testing.T, doc *libvirtxml.Network, id string) tftypes.Val
 	t.Helper()
 	typ := networkSchema().Type().TerraformType(context.Background())
 	return buildObject(typ, xmlschema.Network().ToValues(doc), map[string]tftypes.Value{
-		"id": tfString(id), "autostart": tfBool(false),
+		"id": tfString(id), "autostart": tfBool(false), "running": tfBool(true),
 	})
 }
 
@@ -122,6 +122,24 @@ func TestNetworkModifyPlan(t *testing.T) {
 				t.Errorf("RequiresReplace = %v, want %v", replace, tc.wantReplace)
 			}
 		})
+	}
+}
+
+// A stopped network has no guests to cut off: a restart-type change plans
+// without the warning.
+func TestNetworkModifyPlanStoppedNetwork(t *testing.T) {
+	const id = "6a0d6c8e-3c39-4a52-9a1e-0d1f4f1f3b21"
+	stopped := func(v tftypes.Value) tftypes.Value {
+		a := objectAttrs(v)
+		a["running"] = tfBool(false)
+		return tftypes.NewValue(v.Type(), a)
+	}
+	doc := testNetworkDoc()
+	doc.IPs[0].DHCP.Ranges[0].End = "10.9.0.150"
+	plan := stopped(networkObject(t, doc, id))
+	resp := modifyNetworkPlan(t, stopped(networkObject(t, testNetworkDoc(), id)), plan, plan)
+	if len(resp.Diagnostics) != 0 {
+		t.Errorf("diagnostics for a stopped network: %v", resp.Diagnostics)
 	}
 }
 

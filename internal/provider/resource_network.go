@@ -63,6 +63,14 @@ func networkSchema() schema.Schema {
 				Default:     booldefault.StaticBool(false),
 				Description: "Start the network when libvirtd starts.",
 			},
+			"running": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(true),
+				Description: "Whether the network is started. `false` keeps it defined but stopped; stopping a network " +
+					"that running domains use fails and names them. A network stopped outside this configuration " +
+					"shows as a change back to `true`.",
+			},
 		}),
 	}
 }
@@ -103,6 +111,10 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	autostart, _ := boolAttr(plan, "autostart")
+	running, ok := boolAttr(plan, "running")
+	if !ok {
+		running = true
+	}
 	// a network of this name that is not ours: never redefine it
 	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
 		existing, err := l.NetworkLookupByName(doc.Name)
@@ -127,7 +139,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		if err != nil {
 			return err
 		}
-		if active != 1 {
+		if active != 1 && running {
 			if err := l.NetworkCreate(net); err != nil {
 				return fmt.Errorf("starting network %q: %w", doc.Name, err)
 			}
@@ -184,10 +196,13 @@ type networkRead struct {
 // them with prior (nil on import).
 func (r *networkResource) read(ctx context.Context, net libvirt.Network, prior map[string]tftypes.Value) (*networkRead, bool, error) {
 	var xml string
-	var autostart int32
+	var autostart, active int32
 	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
 		var err error
 		if xml, err = l.NetworkGetXMLDesc(net, uint32(libvirt.NetworkXMLInactive)); err != nil {
+			return err
+		}
+		if active, err = l.NetworkIsActive(net); err != nil {
 			return err
 		}
 		autostart, err = l.NetworkGetAutostart(net)
@@ -213,6 +228,7 @@ func (r *networkResource) read(ctx context.Context, net libvirt.Network, prior m
 		own: map[string]tftypes.Value{
 			"id":        tfString(doc.UUID),
 			"autostart": tfBool(autostart == 1),
+			"running":   tfBool(active == 1),
 		},
 	}, true, nil
 }
@@ -274,10 +290,17 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 	doc.UUID = id
 	changes := diffNetwork(stateDoc, planDoc)
 	autostart, _ := boolAttr(plan, "autostart")
+	running, ok := boolAttr(plan, "running")
+	if !ok {
+		running = true
+	}
 	if len(changes.restart) > 0 {
-		r.redefineAndRestart(ctx, net, doc, &resp.Diagnostics)
+		r.redefineAndRestart(ctx, net, doc, running, &resp.Diagnostics)
 	} else if len(changes.live) > 0 {
 		r.updateLive(ctx, net, doc, &resp.Diagnostics)
+	}
+	if !resp.Diagnostics.HasError() {
+		r.setRunning(ctx, net, doc.Name, running, &resp.Diagnostics)
 	}
 	if !resp.Diagnostics.HasError() {
 		err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
@@ -309,7 +332,7 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 // redefineAndRestart replaces the persistent definition and restarts the
 // network so it runs with it. Guests on it lose connectivity meanwhile; the
 // plan warned about that (ModifyPlan).
-func (r *networkResource) redefineAndRestart(ctx context.Context, net libvirt.Network, doc *libvirtxml.Network, diags *diag.Diagnostics) {
+func (r *networkResource) redefineAndRestart(ctx context.Context, net libvirt.Network, doc *libvirtxml.Network, start bool, diags *diag.Diagnostics) {
 	xml, err := doc.Marshal()
 	if err != nil {
 		diags.AddError("Cannot write network XML", err.Error())
@@ -335,6 +358,9 @@ func (r *networkResource) redefineAndRestart(ctx context.Context, net libvirt.Ne
 				return fmt.Errorf("stopping network for restart: %w", err)
 			}
 		}
+		if !start {
+			return nil
+		}
 		if err := l.NetworkCreate(net); err != nil {
 			return fmt.Errorf("starting network with the new definition: %w", err)
 		}
@@ -348,6 +374,50 @@ func (r *networkResource) redefineAndRestart(ctx context.Context, net libvirt.Ne
 		diags.AddWarning("Guests cut off by the network restart",
 			fmt.Sprintf("Network %q was restarted; the interfaces of these running domains are no longer on its bridge "+
 				"(libvirt does not reattach them): %s. Restart them to reconnect.", doc.Name, strings.Join(detached, ", ")))
+	}
+}
+
+// setRunning starts or stops the network as planned. Stopping it under
+// running domains would cut them off: refused, naming them (as Delete does).
+func (r *networkResource) setRunning(ctx context.Context, net libvirt.Network, name string, running bool, diags *diag.Diagnostics) {
+	var users []string
+	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		active, err := l.NetworkIsActive(net)
+		if err != nil {
+			return err
+		}
+		switch {
+		case running && active != 1:
+			return l.NetworkCreate(net)
+		case !running && active == 1:
+			x, err := l.NetworkGetXMLDesc(net, 0)
+			if err != nil {
+				return err
+			}
+			var cur libvirtxml.Network
+			if err := cur.Unmarshal(x); err != nil {
+				return fmt.Errorf("parsing network XML: %w", err)
+			}
+			bridge := ""
+			if cur.Bridge != nil {
+				bridge = cur.Bridge.Name
+			}
+			if users, err = domainsUsingNetwork(l, cur.Name, bridge); err != nil || len(users) > 0 {
+				return err
+			}
+			return l.NetworkDestroy(net)
+		}
+		return nil
+	})
+	switch {
+	case len(users) > 0:
+		diags.AddAttributeError(path.Root("running"), "Network is in use",
+			fmt.Sprintf("Running domains have interfaces on network %q: %s. Stop them first; stopping the network would cut them off.",
+				name, strings.Join(users, ", ")))
+	case err != nil && running:
+		diags.AddError("Cannot start network", err.Error())
+	case err != nil:
+		diags.AddError("Cannot stop network", err.Error())
 	}
 }
 
@@ -493,7 +563,9 @@ func (r *networkResource) ModifyPlan(_ context.Context, req resource.ModifyPlanR
 	for _, p := range changes.replace {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root(p))
 	}
-	if len(changes.replace) == 0 && len(changes.restart) > 0 {
+	wasRunning, _ := boolAttr(state, "running")
+	staysRunning, known := boolAttr(plan, "running")
+	if len(changes.replace) == 0 && len(changes.restart) > 0 && wasRunning && (staysRunning || !known) {
 		name, _ := stringAttr(state, "name")
 		resp.Diagnostics.AddAttributeWarning(path.Root(strings.SplitN(strings.SplitN(changes.restart[0], ".", 2)[0], "[", 2)[0]),
 			"Network restart",

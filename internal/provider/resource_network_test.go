@@ -560,7 +560,11 @@ func TestAccNetwork_deleteInUse(t *testing.T) {
 				Destroy:     true,
 				ExpectError: regexp.MustCompile(`(?s)Network is in use.*` + guest),
 			},
-			{ // the refused destroy left the network running
+			{ // stopping it is refused as well
+				Config:      strings.Replace(config, "autostart = false", "autostart = false\n  running   = false", 1),
+				ExpectError: regexp.MustCompile(`(?s)Network is in use.*` + guest),
+			},
+			{ // the refused destroy and stop left the network running
 				Config: config,
 				Check: func(*terraform.State) error {
 					_, _, err := testAccNetworkLiveXML(name)
@@ -623,14 +627,34 @@ func TestAccNetwork_drift(t *testing.T) {
 				},
 				Check: testAccCheckNetworkHosts(name, hosts, hosts),
 			},
-			{ // virsh net-destroy + net-undefine
-				PreConfig: outOfBand(func(l *libvirt.Libvirt, n libvirt.Network) error {
-					if err := l.NetworkDestroy(n); err != nil {
-						return err
+			{ // virsh net-destroy: the plan starts it again
+				PreConfig: outOfBand(func(l *libvirt.Libvirt, n libvirt.Network) error { return l.NetworkDestroy(n) }),
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("libvirt_network.test", plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("running"), knownvalue.Bool(true)),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: testAccCheckNetworkHosts(name, hosts, hosts),
+			},
+			{ // running = false stops it, keeping the definition
+				Config: strings.Replace(config, "autostart = true", "autostart = true\n  running   = false", 1),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("running"), knownvalue.Bool(false)),
+				},
+				ConfigPlanChecks: networkEmptyPlanAfterApply,
+				Check: func(*terraform.State) error {
+					if _, _, err := testAccNetworkLiveXML(name); err == nil || !strings.Contains(err.Error(), "not active") {
+						return fmt.Errorf("network should be defined but stopped, got %v", err)
 					}
-					return l.NetworkUndefine(n)
-				}),
-				Config: config,
+					return nil
+				},
+			},
+			{ // virsh net-undefine (it is stopped already): the plan creates it again
+				PreConfig: outOfBand(func(l *libvirt.Libvirt, n libvirt.Network) error { return l.NetworkUndefine(n) }),
+				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_network.test", plancheck.ResourceActionCreate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
