@@ -29,10 +29,12 @@ test-acc: ## Acceptance tests against the real libvirtd (needs `make testenv gue
 test: ## Every test layer: test environment, guest image, then $(TEST_TARGETS)
 	bash scripts/testenv.sh
 	bash scripts/build-guest-image.sh
-	@failed=""; for t in $(TEST_TARGETS); do \
+	@failed=""; passed=0; nfailed=0; for t in $(TEST_TARGETS); do \
 	  start=$$SECONDS; echo "=== make $$t"; \
-	  if $(MAKE) --no-print-directory $$t; then r=ok; else r=FAILED; failed="$$failed $$t"; fi; \
+	  if $(MAKE) --no-print-directory $$t; then r=ok; passed=$$((passed + 1)); \
+	  else r=FAILED; nfailed=$$((nfailed + 1)); failed="$$failed $$t"; fi; \
 	  echo "=== make $$t: $$r in $$((SECONDS - start))s"; \
-	done; \
-	if [ -n "$$failed" ]; then echo "test layers failed:$$failed"; exit 1; fi; \
-	echo "all test layers passed: $(TEST_TARGETS)"
+	 done; \
+	echo "test layers ($(TEST_TARGETS)):"; \
+	echo "layers: $$passed passed, $$nfailed failed"; \
+	if [ -n "$$failed" ]; then echo "failed layers:$$failed"; exit 1; fi
