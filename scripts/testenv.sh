@@ -28,7 +28,26 @@ step() {
   awk -v n="$name" -v a="$EPOCHREALTIME" -v b="$started" 'BEGIN{printf "[testenv] step %-10s %6.1fs\n", n, a-b}'
 }
 
-virsh_sys() { virsh -q -c "$LIBVIRT_URI" "$@"; }
+# virsh_sys runs virsh against the system daemon, waiting out a libvirtd restart
+# (some connection tests restart it on purpose) instead of failing the step.
+virsh_sys() {
+  local try err rc
+  for try in $(seq 1 30); do
+    # stdout passes through (fd 3); stderr is kept to tell a restart from a real error.
+    if { err=$(virsh -q -c "$LIBVIRT_URI" "$@" 2>&1 1>&3 3>&-); } 3>&1; then
+      return 0
+    else
+      rc=$?
+    fi
+    if [[ "$err" != *"failed to connect to the hypervisor"* && "$err" != *"client socket is closed"* ]]; then
+      [[ -n "$err" ]] && printf '%s\n' "$err" >&2
+      return "$rc"
+    fi
+    sleep 1
+  done
+  printf '%s\n' "$err" >&2
+  return "$rc"
+}
 
 ensure_packages() {
   local missing=() p
