@@ -10,10 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 )
 
 // serveProviderForTofu runs the provider in this process and returns the
@@ -109,6 +112,10 @@ resource "libvirt_volume" "empty" {
 	for i := 0; i < 30; i++ {
 		names = append(names, fmt.Sprintf("tfacc-par-%d.img", i), fmt.Sprintf("tfacc-par-empty-%d.qcow2", i))
 	}
+	// Registered first, so it runs last: whatever tofu destroy could not
+	// remove (libvirtd restarted by another test, say) is deleted here, so
+	// that no later run finds leftovers.
+	t.Cleanup(func() { deleteVolumesNamed(t, names) })
 	reattach := serveProviderForTofu(t)
 	tofu(t, dir, reattach, "init", "-input=false", "-no-color")
 	destroyed := false
@@ -171,4 +178,42 @@ func TestAccStorageExamples_validate(t *testing.T) {
 		tofu(t, dir, reattach, "init", "-input=false", "-no-color")
 		tofu(t, dir, reattach, "validate", "-no-color")
 	}
+}
+
+// deleteVolumesNamed removes the named volumes from the test pool if they
+// exist, through a fresh connection that re-dials a restarted libvirtd.
+func deleteVolumesNamed(t *testing.T, names []string) {
+	c, err := libvirtconn.New(testAccURI())
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer c.Close()
+	for attempt := 0; attempt < 10; attempt++ {
+		err = c.Do(context.Background(), func(l *libvirt.Libvirt) error {
+			p, err := l.StoragePoolLookupByName(testAccPool())
+			if err != nil {
+				return err
+			}
+			for _, name := range names {
+				v, err := l.StorageVolLookupByName(p, name)
+				if libvirtconn.IsNotFound(err) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				t.Logf("deleting leftover volume %s", name)
+				if err := l.StorageVolDelete(v, 0); err != nil && !libvirtconn.IsNotFound(err) {
+					return err
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			return
+		}
+		time.Sleep(3 * time.Second)
+	}
+	t.Errorf("leftover volumes could not be deleted: %v", err)
 }
