@@ -43,9 +43,13 @@ failures=()
 fail() { failures+=("$1"); log "FAILED: $1"; }
 
 leftovers() {
+  # An unreachable libvirtd proves nothing: say so instead of "nothing left".
+  virsh_ version >/dev/null 2>&1 || { echo "(libvirtd unreachable: cannot check)"; return; }
   virsh_ list --all --name | grep "^$PREFIX-" || true
   virsh_ net-list --all --name | grep "^$PREFIX\$" || true
   virsh_ vol-list "$POOL" 2>/dev/null | awk '{print $1}' | grep "^$PREFIX-" || true
+  # libvirt_cloudinit_disk writes its ISO outside the pool (default folder).
+  ls -d /var/lib/libvirt/images/cloudinit/"$PREFIX"-* 2>/dev/null || true
 }
 
 # Last resort if tofu destroy failed: remove what the run made, by its
@@ -59,6 +63,7 @@ force_cleanup() {
   for v in $(virsh_ vol-list "$POOL" | awk '{print $1}' | grep "^$PREFIX-" | sort -r); do
     virsh_ vol-delete "$v" --pool "$POOL" >/dev/null 2>&1
   done
+  rm -f /var/lib/libvirt/images/cloudinit/"$PREFIX"-*
   if virsh_ net-info "$PREFIX" >/dev/null 2>&1; then
     virsh_ net-destroy "$PREFIX" >/dev/null 2>&1
     virsh_ net-undefine "$PREFIX" >/dev/null 2>&1
@@ -171,7 +176,7 @@ left=$(leftovers)
 if [[ -n "$left" ]]; then
   fail "left behind after destroy: $(tr '\n' ' ' <<<"$left")"
 else
-  log "nothing left: no domain, network or volume named $PREFIX* (virsh list --all, net-list --all, vol-list $POOL)"
+  log "nothing left: no domain, network, volume or cloud-init ISO named $PREFIX* (virsh list --all, net-list --all, vol-list $POOL)"
 fi
 
 if ((${#failures[@]})); then

@@ -72,9 +72,7 @@ resource "libvirt_cloudinit_disk" "this" {
 resource "libvirt_volume" "cloudinit" {
   name = "${var.name}-cloudinit.iso"
   pool = var.pool
-  target = {
-    format = { type = "raw" }
-  }
+  # No target format: libvirt probes the upload and reports "iso".
   create = {
     content = { url = libvirt_cloudinit_disk.this.path }
   }
