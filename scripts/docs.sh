@@ -5,12 +5,14 @@
 # tfplugindocs never builds the provider itself nor downloads Terraform.
 #
 #   scripts/docs.sh             regenerate docs/
-#   scripts/docs.sh --check     regenerate, then fail if docs/ differs from git
+#   scripts/docs.sh --check     regenerate, then fail if docs/ differs from git,
+#                               if tfplugindocs validate (registry rules) fails,
+#                               or if the --examples checks fail
 #   scripts/docs.sh --examples  only check the HCL in examples/provider and in
 #                               the ```terraform blocks of templates/: tofu fmt
 #                               and tofu validate against the built provider
 #
-# With --check, EXAMPLES=1 also runs the --examples checks. SOURCE=head takes
+# SOURCE=head takes
 # the schema from a clean clone of HEAD instead of the working tree (useful
 # while uncommitted code elsewhere does not compile).
 set -euo pipefail
@@ -22,7 +24,7 @@ PROVIDER_NAME=libvirt
 
 check=false examples=false generate=true
 case "${1:-}" in
-  --check) check=true; [[ ${EXAMPLES:-} == 1 ]] && examples=true ;;
+  --check) check=true examples=true ;;
   --examples) examples=true generate=false ;;
   "") ;;
   *) echo "usage: $0 [--check|--examples]" >&2; exit 2 ;;
@@ -152,30 +154,35 @@ tfplugindocs generate \
 }
 grep -i 'warn' "$work/generate.log" >&2 || true
 
-tfplugindocs validate --provider-dir "$ROOT" --provider-name "$PROVIDER_NAME" >"$work/validate.log" 2>&1 || {
-  cat "$work/validate.log" >&2
-  echo "docs: tfplugindocs validate failed" >&2
-  exit 1
-}
 log "generated $(find docs -name '*.md' | wc -l) pages under docs/"
 
-examples_failed=false
+# Every problem is reported before failing: registry rules, example HCL,
+# staleness.
+problems=()
+if tfplugindocs validate --provider-dir "$ROOT" --provider-name "$PROVIDER_NAME" >"$work/validate.log" 2>&1; then
+  log "tfplugindocs validate: docs/ follows the registry's rules"
+else
+  grep -vE '^\s*$|\[DEBUG\]|^running ' "$work/validate.log" >&2
+  problems+=("tfplugindocs validate failed (registry rules, see above)")
+fi
+
 if $examples; then
-  check_examples || examples_failed=true
+  check_examples || problems+=("the HCL in examples/provider or templates/ does not match the provider's schema (see above)")
 fi
 
 if $check; then
   # Stale tracked pages show in the diff; pages for new resources that were
   # never committed show as untracked.
   untracked=$(git ls-files --others --exclude-standard -- docs/)
-  if ! git diff --exit-code --stat -- docs/ || [[ -n $untracked ]]; then
+  if ! git diff --exit-code --stat -- docs/ >&2 || [[ -n $untracked ]]; then
     [[ -n $untracked ]] && printf 'untracked generated page: %s\n' $untracked >&2
-    echo "docs-check: docs/ is stale; run 'make docs' and commit docs/" >&2
-    exit 1
+    problems+=("docs/ is stale; run 'make docs' and commit docs/")
+  else
+    log "docs/ is up to date"
   fi
-  log "docs/ is up to date"
 fi
-if $examples_failed; then
-  echo "docs-check: the HCL in examples/ or templates/ does not match the provider (see above)" >&2
+
+if ((${#problems[@]} > 0)); then
+  printf 'docs: %s\n' "${problems[@]}" >&2
   exit 1
 fi
