@@ -1,5 +1,5 @@
 # Terraform modules, environment roots and their tests.
-TEST_TARGETS += test-modules
+TEST_TARGETS += test-modules test-lab-apply
 
 .PHONY: test-modules test-lab-apply
 

@@ -109,7 +109,9 @@ resource "libvirt_domain" "this" {
         read_only = {}
       },
     ]
-    controllers = var.cdrom_bus == "scsi" ? [{ type = "scsi", model = "virtio-scsi" }] : []
+    # Absent lists are null, not []: libvirt has no empty device lists, so
+    # the provider reads them back as null.
+    controllers = var.cdrom_bus == "scsi" ? [{ type = "scsi", model = "virtio-scsi" }] : null
     interfaces = [
       {
         type   = "network"
@@ -126,7 +128,7 @@ resource "libvirt_domain" "this" {
         target = { virt_io = { name = "org.qemu.guest_agent.0" } }
       },
     ]
-    graphics = var.graphics == null ? [] : [
+    graphics = var.graphics == null ? null : [
       { vnc = { listen = var.graphics.listen, auto_port = var.graphics.auto_port ? "yes" : "no" } },
     ]
   }

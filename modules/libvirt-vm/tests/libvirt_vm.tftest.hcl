@@ -222,7 +222,7 @@ run "cloudinit_cdrom_on_sata" {
     error_message = "cdrom_bus not wired"
   }
   assert {
-    condition     = length(libvirt_domain.this.devices.controllers) == 0
+    condition     = libvirt_domain.this.devices.controllers == null
     error_message = "no virtio-scsi controller without a scsi cdrom"
   }
 }
@@ -319,7 +319,7 @@ run "console_and_guest_agent" {
     error_message = "the guest-agent channel must be a unix-socket virtio channel"
   }
   assert {
-    condition     = length(libvirt_domain.this.devices.graphics) == 0
+    condition     = libvirt_domain.this.devices.graphics == null
     error_message = "no graphics unless asked"
   }
 }
