@@ -15,7 +15,11 @@
 #     the zips (Go's dirhash Hash1, implemented below), and zh: (the zip's
 #     SHA-256) with SHA256SUMS and with any zh: the lock file records;
 #  6. the installed provider must answer `tofu providers schema -json` with
-#     the resource and data source types the source code registers.
+#     the resource and data source types the source code registers; Terraform
+#     (when installed) must install the same archives, record the same h1:
+#     hashes and see the same types;
+#  7. the environment roots' committed lock files are reported current or
+#     STALE (an error only with STRICT_LOCKS=1).
 #
 # Env:
 #   PROVIDER_VERSION  version to build (default: ./VERSION, else 0.1.0)
@@ -23,7 +27,8 @@
 #                     clean clone of HEAD, unaffected by uncommitted files
 #   MIRROR_OUT=DIR    also leave the packed mirror in DIR (used by lock-roots.sh)
 #   REUSE_DIST=1      skip goreleaser and use the existing dist/ (quick re-checks)
-#   TOFU, GORELEASER  tool paths
+#   STRICT_LOCKS=1    fail when an environment lock file is stale
+#   TOFU, GORELEASER, TERRAFORM  tool paths (TERRAFORM defaults to the one in PATH)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -395,6 +400,35 @@ check_types() {
 }
 check_types resource registerResource resource_schemas
 check_types "data source" registerDataSource data_source_schemas
+
+# The same archives must install in Terraform too (registry.terraform.io
+# namespace of the same packed mirror). Skipped when Terraform is not there.
+TERRAFORM=${TERRAFORM:-$(command -v terraform || true)}
+if [[ -n $TERRAFORM && -x $TERRAFORM ]]; then
+  tf_addr=registry.terraform.io/$PROVIDER_NS/$PROVIDER_TYPE
+  # Hard links: Terraform does not follow a symlinked directory in a mirror.
+  mkdir -p "$mirror/$tf_addr"
+  cp -l "$pkgdir"/*.zip "$mirror/$tf_addr/"
+  tfcfg=$work/config-terraform
+  mkdir -p "$tfcfg"
+  cp "$cfg"/*.tf "$tfcfg/"
+  (cd "$tfcfg" && "$TERRAFORM" init -no-color -input=false &&
+    "$TERRAFORM" providers lock -no-color -fs-mirror="$mirror" "${platform_args[@]}") >"$work/tf-init.log" 2>&1 || {
+    cat "$work/tf-init.log" >&2
+    fail "terraform init / providers lock from the packed mirror failed"
+  }
+  mapfile -t tf_h1 < <(awk -v addr="\"$tf_addr\"" '$1 == "provider" && $2 == addr {on=1} on {print} on && /^}/ {exit}' \
+    "$tfcfg/.terraform.lock.hcl" | grep -oE '"h1:[^"]+"' | tr -d '"' | sort -u)
+  [[ "${tf_h1[*]}" == "${expected_h1[*]}" ]] || fail "Terraform recorded other h1: hashes than OpenTofu: ${tf_h1[*]}"
+  (cd "$tfcfg" && "$TERRAFORM" providers schema -json) >"$work/tf-schema.json" 2>"$work/tf-schema.err" || {
+    cat "$work/tf-schema.err" >&2
+    fail "terraform providers schema failed with the installed provider"
+  }
+  [[ $(jq -c --arg a "$tf_addr" '.provider_schemas[$a].resource_schemas | keys' "$work/tf-schema.json") == \
+    "$(jq -c --arg a "$PROVIDER_ADDR" '.provider_schemas[$a].resource_schemas | keys' "$work/schema.json")" ]] ||
+    fail "Terraform sees other resource types than OpenTofu"
+  log "$("$TERRAFORM" version | head -1): installed from the same mirror, same h1: hashes and resource types"
+fi
 
 installed=$(find "$cfg/.terraform/providers/$PROVIDER_ADDR/$PROVIDER_VERSION" -type f -name "${PROJECT}_v*")
 log "installed binary $(basename "$installed"): $(stat -c %s "$installed") bytes"
