@@ -136,10 +136,10 @@ probe_kernel() {
   fi
   if [[ ! -s "$cached" ]]; then
     dir=$(mktemp -d /var/tmp/tfplv-kernel.XXXXXX)
-    pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[^ ]*\)/\1/p' | head -1)
+    pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null | sed -n '0,/^ *Depends: linux-image-/s/^ *Depends: \(linux-image-[^ ]*\)/\1/p')
     if [[ -z "$pkg" ]]; then
       apt-get update -qq >/dev/null 2>&1 || true
-      pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[^ ]*\)/\1/p' | head -1)
+      pkg=$(apt-cache depends linux-image-cloud-amd64 2>/dev/null | sed -n '0,/^ *Depends: linux-image-/s/^ *Depends: \(linux-image-[^ ]*\)/\1/p')
     fi
     [[ -n "$pkg" ]] && (cd "$dir" && apt-get download -q "$pkg" >/dev/null 2>&1) || true
     if compgen -G "$dir/*.deb" >/dev/null; then
@@ -163,7 +163,7 @@ probe_kvm() {
   fi
   # The answer only changes with the host kernel, QEMU or the device's access:
   # reuse it unless one of those changed (TFPLV_KVM_REPROBE=1 forces a probe).
-  key="$(uname -r)|$(qemu-system-x86_64 --version | head -1)|$(stat -c '%G %a' /dev/kvm)|$user"
+  key="$(uname -r)|$(qemu-system-x86_64 --version | sed -n 1p)|$(stat -c '%G %a' /dev/kvm)|$user"
   if [[ -z "${TFPLV_KVM_REPROBE:-}" && -r "$result_file" && "$(head -1 "$result_file")" == "$key" ]]; then
     DOMAIN_TYPE=$(sed -n 2p "$result_file")
     log "KVM probe: cached result $DOMAIN_TYPE ($(sed -n 3p "$result_file"))"
@@ -203,7 +203,7 @@ probe_kvm() {
     log "KVM probe: kernel banner under KVM as $user; using kvm"
     DOMAIN_TYPE=kvm
   else
-    msg=$(grep -v warning "$dir/qemu-kvm.out" | head -c 200 | tr '\n' ' ')
+    msg=$(grep -v warning "$dir/qemu-kvm.out" | tr '\n' ' ' | cut -c1-200 || true)
     log "KVM probe: KVM run as $user printed no kernel banner within 15s (${msg:-qemu said nothing: the guest spins}); using qemu (TCG)"
     DOMAIN_TYPE=qemu
   fi
@@ -222,7 +222,7 @@ ensure_pool() {
   fi
   virsh_sys pool-autostart "$POOL_NAME" >/dev/null 2>&1 || true
   local target
-  target=$(virsh_sys pool-dumpxml "$POOL_NAME" | sed -n 's:.*<path>\(.*\)</path>.*:\1:p' | head -1)
+  target=$(virsh_sys pool-dumpxml "$POOL_NAME" | sed -n 's:.*<path>\(.*\)</path>.*:\1:p' | sed -n 1p)
   if [[ -n "$target" && ! -d "$target" ]]; then
     log "pool $POOL_NAME: folder $target vanished; recreating"
     virsh_sys pool-destroy "$POOL_NAME" >/dev/null 2>&1 || true
@@ -238,7 +238,14 @@ ensure_pool() {
 }
 
 # The caller's TF_CLI_CONFIG_FILE may name a missing file; tofu would warn.
-tofu_version() { TF_CLI_CONFIG_FILE=/dev/null "$TOFU_BIN" version 2>/dev/null | head -1 | grep .; }
+# (Output captured whole: `| head -1` could end tofu by SIGPIPE and, under
+# pipefail, make a working binary look broken.)
+tofu_version() {
+  local out
+  out=$(TF_CLI_CONFIG_FILE=/dev/null CHECKPOINT_DISABLE=1 "$TOFU_BIN" version 2>/dev/null) || return 1
+  out=${out%%$'\n'*}
+  [[ -n "$out" ]] && echo "$out"
+}
 
 ensure_tofu() {
   if [[ -x "$TOFU_BIN" ]] && tofu_version >/dev/null; then
