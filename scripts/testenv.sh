@@ -77,7 +77,7 @@ ensure_libvirtd() {
   fi
   local i version
   for i in $(seq 1 60); do
-    if version=$(virsh_sys version 2>/dev/null); then
+    if version=$(virsh -q -c "$LIBVIRT_URI" version 2>/dev/null); then
       log "libvirtd answers: $(sed -n 's/^Running hypervisor: *//p' <<<"$version")"
       ensure_no_outside_route
       return
