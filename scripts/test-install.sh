@@ -448,7 +448,14 @@ for lf in "$ROOT"/environments/*/.terraform.lock.hcl; do
   if [[ $got_version == "$PROVIDER_VERSION" && $got_h1 == "$(printf '%s ' "${expected_h1[@]}")" ]]; then
     log "lock file $rel: current"
   else
-    log "lock file $rel: STALE (records ${got_version:-no entry}; refresh with 'make lock-roots')"
+    if [[ -z $got_version ]]; then
+      why="no $PROVIDER_ADDR entry"
+    elif [[ $got_version != "$PROVIDER_VERSION" ]]; then
+      why="records version $got_version"
+    else
+      why="records other h1: hashes for $got_version: the provider's code changed since"
+    fi
+    log "lock file $rel: STALE ($why; refresh with 'make lock-roots')"
     stale=$((stale + 1))
   fi
 done
