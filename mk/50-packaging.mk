@@ -7,7 +7,7 @@ export TOFU GORELEASER
 
 TEST_TARGETS += docs-check test-install
 
-.PHONY: docs docs-check goreleaser release-snapshot test-install lock-roots lock-roots-check
+.PHONY: docs docs-check goreleaser release-snapshot release test-install lock-roots lock-roots-check
 
 docs: ## Regenerate docs/ (tfplugindocs, offline, schema from the locally built provider)
 	scripts/docs.sh
@@ -20,8 +20,12 @@ $(GORELEASER):
 	mkdir -p $(dir $(GORELEASER))
 	GOBIN=$(abspath $(dir $(GORELEASER))) go install github.com/goreleaser/goreleaser/v2@v2.15.1
 
-release-snapshot: $(GORELEASER) ## Unsigned snapshot release of every target into dist/
-	$(GORELEASER) release --snapshot --clean
+release-snapshot: $(GORELEASER) ## Unsigned snapshot release of every target into dist/ (PROVIDER_VERSION=x.y.z to name it)
+	$(GORELEASER) release --snapshot --clean --skip=sign
+
+release: $(GORELEASER) ## Signed release of the current tag (needs GPG_FINGERPRINT and GITHUB_TOKEN)
+	@test -n "$$GPG_FINGERPRINT" || { echo "release: set GPG_FINGERPRINT to the signing key's fingerprint" >&2; exit 1; }
+	$(GORELEASER) release --clean
 
 test-install: $(GORELEASER) ## Snapshot release, offline install from a packed mirror, lock hashes and schema checked
 	scripts/test-install.sh
