@@ -350,6 +350,10 @@ func (r *networkResource) redefineAndRestart(ctx context.Context, net libvirt.Ne
 				}
 			}
 		}
+		if active == 1 && !start && len(detached) > 0 {
+			return fmt.Errorf("network %q is in use: running domains have interfaces on it: %s; stop them first, "+
+				"stopping the network would cut them off", doc.Name, strings.Join(detached, ", "))
+		}
 		if _, err := l.NetworkDefineXMLFlags(xml, uint32(libvirt.NetworkDefineValidate)); err != nil {
 			return fmt.Errorf("redefining network: %w", err)
 		}
@@ -592,3 +596,5 @@ func (r *networkResource) ValidateConfig(_ context.Context, req resource.Validat
 		resp.Diagnostics.AddAttributeError(c.path, "Conflicting network host entries", c.detail)
 	}
 }
+
+func (r *networkResource) documentModel() documentModel { return xmlschema.Network() }

@@ -50,7 +50,7 @@ resource "libvirt_network" "test" {
 func TestAccNetwork_basic(t *testing.T) {
 	name := "tfacc-net-basic"
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { testAccNetworkPreCheck(t, name) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             testAccCheckNetworkGone(name),
 		Steps: []resource.TestStep{
@@ -279,6 +279,32 @@ func testAccCheckNetworkGone(name string) resource.TestCheckFunc {
 	}
 }
 
+// testAccNetworkPreCheck removes networks left behind under the test's own
+// names by an earlier run that died (libvirtd restarted under it): a stale
+// network would make the create fail with "already exists".
+func testAccNetworkPreCheck(t *testing.T, names ...string) {
+	t.Helper()
+	testAccPreCheck(t)
+	l, err := testAccNetworkLibvirt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		n, err := l.NetworkLookupByName(name)
+		if libvirtconn.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("removing network %s left behind by an earlier run", name)
+		_ = l.NetworkDestroy(n)
+		if err := l.NetworkUndefine(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 var networkEmptyPlanAfterApply = resource.ConfigPlanChecks{
 	PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 }
@@ -313,7 +339,7 @@ func TestAccNetwork_liveHosts(t *testing.T) {
 	sameBridge := statecheck.CompareValue(compare.ValuesSame())
 	sameBridgePath := tfjsonpath.New("bridge").AtMapKey("name")
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { testAccNetworkPreCheck(t, name) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             testAccCheckNetworkGone(name),
 		Steps: []resource.TestStep{
@@ -415,7 +441,7 @@ terraform {
 }
 ` + testAccNetworkADRConfig(name, "10.213.9", "200", hosts, hosts)
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { testAccNetworkPreCheck(t, name) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             testAccCheckNetworkGone(name),
 		Steps: []resource.TestStep{
@@ -509,6 +535,10 @@ func testAccNetworkDomain(t *testing.T, name, network string) resource.TestCheck
 		if err != nil {
 			return err
 		}
+		if stale, err := l.DomainLookupByName(name); err == nil { // left by a run that died
+			_ = l.DomainDestroy(stale)
+			_ = l.DomainUndefine(stale)
+		}
 		dom, err := l.DomainDefineXML(x)
 		if err != nil {
 			return err
@@ -546,7 +576,7 @@ func TestAccNetwork_deleteInUse(t *testing.T) {
 	guest := "tfacc-net-inuse-guest"
 	config := testAccNetworkConfig(name, "10.213.7.10")
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { testAccNetworkPreCheck(t, name) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             testAccCheckNetworkGone(name),
 		Steps: []resource.TestStep{
@@ -604,7 +634,7 @@ func TestAccNetwork_drift(t *testing.T) {
 	}
 	hostsPath := tfjsonpath.New("ips").AtSliceIndex(0).AtMapKey("dhcp").AtMapKey("hosts")
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { testAccNetworkPreCheck(t, name) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             testAccCheckNetworkGone(name),
 		Steps: []resource.TestStep{
@@ -682,7 +712,7 @@ func TestAccNetwork_example(t *testing.T) {
 	}
 	hosts := []testAccNetworkHost{{"52:54:00:17:03:0a", "10.213.11.10", "cp1"}, {"52:54:00:17:03:14", "10.213.11.20", "worker1"}}
 	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { testAccNetworkPreCheck(t, name) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             testAccCheckNetworkGone(name),
 		Steps: []resource.TestStep{{
@@ -698,6 +728,7 @@ func TestAccNetwork_example(t *testing.T) {
 func TestAccNetwork_createFailures(t *testing.T) {
 	const other = "tfacc-net-other"
 	name := "tfacc-net-clash"
+	testAccNetworkPreCheck(t, name, other)
 	l, err := testAccNetworkLibvirt()
 	if err != nil {
 		t.Fatal(err)
