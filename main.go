@@ -3,11 +3,13 @@
 package main
 
 import (
-	"context"
 	"flag"
+	"fmt"
 	"log"
+	"os"
+	"runtime/pprof"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/provider"
 )
@@ -20,11 +22,22 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run with support for debuggers such as delve; prints TF_REATTACH_PROVIDERS")
 	flag.Parse()
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: "registry.opentofu.org/virtxml/libvirt",
-		Debug:   debug,
-	})
+	if path := os.Getenv("TFPLV_CPUPROFILE"); path != "" {
+		// profiling for benchmarks: one file per provider process
+		if f, err := os.Create(fmt.Sprintf("%s.%d", path, os.Getpid())); err == nil {
+			_ = pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	// provider.ProtocolServer is the framework's server (what
+	// providerserver.Serve would serve) with the plan fast path in front.
+	err := tf6server.Serve("registry.opentofu.org/virtxml/libvirt", provider.ProtocolServer(version), opts...)
 	if err != nil {
+		pprof.StopCPUProfile()
 		log.Fatal(err)
 	}
 }

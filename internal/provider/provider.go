@@ -45,6 +45,9 @@ func registerDataSource(typeName string, f func() datasource.DataSource) {
 
 type libvirtProvider struct {
 	version string
+	// client is the configured connection, kept for the protocol server's
+	// own planning path (ProtocolServer).
+	client *libvirtconn.Client
 }
 
 // New returns the provider factory used by main and by acceptance tests.
@@ -108,6 +111,7 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 	for _, w := range client.Warnings() {
 		resp.Diagnostics.AddAttributeWarning(path.Root("uri"), w.Summary, w.Detail)
 	}
+	p.client = client
 	resp.ResourceData = client
 	resp.DataSourceData = client
 }

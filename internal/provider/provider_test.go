@@ -5,14 +5,13 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
 // testAccProtoV6ProviderFactories runs the provider in-process for acceptance
 // tests (resource.Test with TF_ACC=1).
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"libvirt": providerserver.NewProtocol6WithError(New("test")()),
+	"libvirt": func() (tfprotov6.ProviderServer, error) { return ProtocolServer("test")(), nil },
 }
 
 // testAccURI is the libvirt URI acceptance tests connect to.

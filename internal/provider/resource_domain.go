@@ -294,3 +294,5 @@ func (r *domainResource) ImportState(ctx context.Context, req resource.ImportSta
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), uuid)...)
 }
+
+func (r *domainResource) documentModel() documentModel { return xmlschema.Domain() }

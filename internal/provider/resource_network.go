@@ -596,3 +596,5 @@ func (r *networkResource) ValidateConfig(_ context.Context, req resource.Validat
 		resp.Diagnostics.AddAttributeError(c.path, "Conflicting network host entries", c.detail)
 	}
 }
+
+func (r *networkResource) documentModel() documentModel { return xmlschema.Network() }

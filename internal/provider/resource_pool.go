@@ -402,3 +402,5 @@ func (r *poolResource) ImportState(ctx context.Context, req resource.ImportState
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), uuid)...)
 }
+
+func (r *poolResource) documentModel() documentModel { return xmlschema.StoragePool() }

@@ -502,3 +502,5 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), key)...)
 }
+
+func (r *volumeResource) documentModel() documentModel { return xmlschema.StorageVolume() }

@@ -49,6 +49,17 @@ func buildModel[T any](policy Policy) (*Model[T], error) {
 			return nil, err
 		}
 	}
+	for _, p := range policy.Volatile {
+		n, err := lookup(root, p)
+		if err != nil {
+			return nil, err
+		}
+		if !n.computed {
+			return nil, fmt.Errorf("xmlschema: volatile path %q is not computed", p)
+		}
+		n.volatile = true
+	}
+	markHasComputed(root)
 	for _, p := range policy.Sensitive {
 		n, err := lookup(root, p)
 		if err != nil {

@@ -35,9 +35,11 @@ type node struct {
 	children []*node      // object and list element attributes, sorted by name
 	byName   map[string]*node
 
-	omitEmpty bool // a zero leaf is absent from the XML, so zero <-> null
-	computed  bool // libvirt may fill it when the user does not (policy)
-	sensitive bool
+	omitEmpty   bool // a zero leaf is absent from the XML, so zero <-> null
+	computed    bool // libvirt may fill it when the user does not (policy)
+	volatile    bool // a computed value that changes by itself (sizes): unknown in every changing plan
+	hasComputed bool // this node or a descendant is computed
+	sensitive   bool
 
 	// unit is the sibling "<x>_unit" node of a flattened scaled value.
 	unit        *node

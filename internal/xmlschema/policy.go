@@ -15,6 +15,10 @@ type Policy struct {
 	// value libvirt chooses when the user leaves them out, and that users need
 	// to read (a generated MAC, the UUID).
 	Computed []string
+	// Volatile lists computed paths whose value changes by itself (pool and
+	// volume sizes): they are unknown in every plan that changes the resource,
+	// where other computed values keep their prior value.
+	Volatile []string
 	// Sensitive lists attribute paths holding secrets.
 	Sensitive []string
 	// Identity gives, per list path, the element attribute paths that identify

@@ -12,6 +12,8 @@ var StoragePoolPolicy = Policy{
 		// libvirt derives it for some types (logical: /dev/<vg>); dir pools need it set
 		"target.path",
 	},
+	// sizes change as volumes come and go: unknown in every changing plan
+	Volatile:    []string{"allocation", "allocation_unit", "capacity", "capacity_unit", "available", "available_unit"},
 	DefaultUnit: "bytes",
 }
 
@@ -27,6 +29,8 @@ var StorageVolumePolicy = Policy{
 		"capacity", "capacity_unit", // taken from uploaded content when not given
 		"target.format.type", // taken from uploaded content (qcow2 magic) when not given
 	},
+	// allocation grows as the guest writes
+	Volatile:    []string{"allocation", "allocation_unit"},
 	DefaultUnit: "bytes",
 }
 
