@@ -53,12 +53,7 @@ func (n *node) reconcileAttrs(prior, live map[string]tftypes.Value) map[string]t
 		pv, pu := prior[c.name], prior[c.unit.name]
 		lv, lu := live[c.name], live[c.unit.name]
 		if sameQuantity(pv, pu, lv, lu, c.defaultUnit) {
-			out[c.name] = pv
-			if pu.IsNull() {
-				out[c.unit.name] = pu
-			} else {
-				out[c.unit.name] = pu
-			}
+			out[c.name], out[c.unit.name] = pv, pu
 		}
 	}
 	return out
@@ -84,6 +79,9 @@ func (n *node) reconcile(prior, live tftypes.Value) tftypes.Value {
 		return live
 	}
 	if live.IsNull() {
+		if isEmpty(prior) {
+			return prior // [] or "" or {} the user wrote: libvirt writes nothing for it
+		}
 		return live
 	}
 	switch n.kind {
@@ -356,4 +354,35 @@ func sameQuantity(pv, pu, lv, lu tftypes.Value, def string) bool {
 	ai, _ := a.Int(nil)
 	bi, _ := b.Int(nil)
 	return new(big.Int).Mul(ai, pf).Cmp(new(big.Int).Mul(bi, lf)) == 0
+}
+
+// isEmpty reports whether a known value carries nothing: an empty list or
+// string, or an object whose attributes are all null or empty.
+func isEmpty(v tftypes.Value) bool {
+	if v.IsNull() {
+		return true
+	}
+	if !v.IsKnown() {
+		return false
+	}
+	switch {
+	case v.Type().Is(tftypes.String):
+		var s string
+		_ = v.As(&s)
+		return s == ""
+	case v.Type().Is(tftypes.List{}):
+		var l []tftypes.Value
+		_ = v.As(&l)
+		return len(l) == 0
+	case v.Type().Is(tftypes.Object{}):
+		var m map[string]tftypes.Value
+		_ = v.As(&m)
+		for _, a := range m {
+			if !isEmpty(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
