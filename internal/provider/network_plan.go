@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"math/big"
 	"regexp"
 	"sort"
 	"strings"
@@ -54,11 +55,12 @@ func diffNetwork(state, plan map[string]tftypes.Value) networkChanges {
 // diffNetworkValue appends the paths below p where a and b differ: objects by
 // attribute, lists of objects of equal length by element, anything else whole.
 func diffNetworkValue(p string, a, b tftypes.Value, out *[]string) {
-	if a.Equal(b) {
-		return
-	}
+	// tftypes.Value.Equal walks the whole value with attribute paths: calling
+	// it at every level made this pass quadratic, so leaves compare here
 	if !a.IsKnown() || !b.IsKnown() || a.IsNull() || b.IsNull() {
-		*out = append(*out, p)
+		if a.IsKnown() != b.IsKnown() || a.IsNull() != b.IsNull() {
+			*out = append(*out, p)
+		}
 		return
 	}
 	switch t := a.Type().(type) {
@@ -78,17 +80,45 @@ func diffNetworkValue(p string, a, b tftypes.Value, out *[]string) {
 		}
 	case tftypes.List:
 		var al, bl []tftypes.Value
-		_, isObj := t.ElementType.(tftypes.Object)
-		if !isObj || a.As(&al) != nil || b.As(&bl) != nil || len(al) != len(bl) {
+		if a.As(&al) != nil || b.As(&bl) != nil || len(al) != len(bl) {
 			*out = append(*out, p)
+			return
+		}
+		if _, isObj := t.ElementType.(tftypes.Object); !isObj {
+			var inner []string
+			for i := range al {
+				diffNetworkValue(p, al[i], bl[i], &inner)
+			}
+			if len(inner) > 0 {
+				*out = append(*out, p)
+			}
 			return
 		}
 		for i := range al {
 			diffNetworkValue(fmt.Sprintf("%s[%d]", p, i), al[i], bl[i], out)
 		}
 	default:
-		*out = append(*out, p)
+		if !networkLeafEqual(a, b) {
+			*out = append(*out, p)
+		}
 	}
+}
+
+// networkLeafEqual compares two known, non-null primitive values (or lists
+// of strings).
+func networkLeafEqual(a, b tftypes.Value) bool {
+	switch {
+	case a.Type().Is(tftypes.String):
+		var x, y string
+		return a.As(&x) == nil && b.As(&y) == nil && x == y
+	case a.Type().Is(tftypes.Number):
+		var x, y big.Float
+		return a.As(&x) == nil && b.As(&y) == nil && x.Cmp(&y) == 0
+	case a.Type().Is(tftypes.Bool):
+		var x, y bool
+		return a.As(&x) == nil && b.As(&y) == nil && x == y
+	}
+	return a.Equal(b)
 }
 
 // keepNetworkChosenValues returns plan with every unknown value the user did not
