@@ -28,6 +28,8 @@
 #   MIRROR_OUT=DIR    also leave the packed mirror in DIR (used by lock-roots.sh)
 #   REUSE_DIST=1      skip goreleaser and use the existing dist/ (quick re-checks)
 #   STRICT_LOCKS=1    fail when an environment lock file is stale
+#   SIGN=0            do not sign the snapshot (default: sign with a throw-away
+#                     GPG key when gpg is installed, and verify the signature)
 #   TOFU, GORELEASER, TERRAFORM  tool paths (TERRAFORM defaults to the one in PATH)
 set -euo pipefail
 
@@ -87,9 +89,21 @@ if [[ ${REUSE_DIST:-} == 1 ]]; then
   [[ -f $dist/artifacts.json ]] || fail "REUSE_DIST=1 but $dist has no release"
   log "reusing $dist"
 else
-  log "goreleaser $("$GORELEASER" --version 2>/dev/null | awk '/GitVersion/{print $2}') snapshot release of $PROVIDER_VERSION"
+  # Sign SHA256SUMS with a throw-away key when gpg is available, so that the
+  # release's signing step is exercised and its signature checked below.
+  sign_args=(--skip=sign)
+  if [[ ${SIGN:-1} == 1 ]] && command -v gpg >/dev/null; then
+    export GNUPGHOME=$work/gnupg
+    mkdir -m 700 "$GNUPGHOME"
+    trap 'gpgconf --kill gpg-agent 2>/dev/null; rm -rf "$work"' EXIT
+    gpg --batch --quiet --passphrase '' --quick-gen-key "test-install throw-away key <test-install@invalid>" rsa2048 sign 1d 2>/dev/null
+    GPG_FINGERPRINT=$(gpg --list-keys --with-colons 2>/dev/null | awk -F: '/^fpr/ {print $10; exit}')
+    export GPG_FINGERPRINT
+    sign_args=()
+  fi
+  log "goreleaser $("$GORELEASER" --version 2>/dev/null | awk '/GitVersion/{print $2}') snapshot release of $PROVIDER_VERSION${sign_args[*]:+ (unsigned)}"
   started=$SECONDS
-  (cd "$src" && "$GORELEASER" release --snapshot --clean --skip=sign) >"$work/goreleaser.log" 2>&1 || {
+  (cd "$src" && "$GORELEASER" release --snapshot --clean "${sign_args[@]}") >"$work/goreleaser.log" 2>&1 || {
     tail -40 "$work/goreleaser.log" >&2
     fail "goreleaser release --snapshot failed"
   }
@@ -295,8 +309,17 @@ line=$(grep -E "  $manifest\$" "$sums") || fail "$manifest is not in SHA256SUMS"
   fail "SHA256SUMS digest of $manifest differs from terraform-registry-manifest.json"
 [[ $(jq -c . "$ROOT/terraform-registry-manifest.json") == '{"version":1,"metadata":{"protocol_versions":["6.0"]}}' ]] ||
   fail "terraform-registry-manifest.json must declare protocol 6.0 only"
-[[ $(wc -l <"$sums") -eq $((${#zips[@]} + 1)) ]] || fail "SHA256SUMS has entries beyond the zips and the manifest"
+[[ $(wc -l <"$sums") -eq $((${#zips[@]} + 1)) ]] || fail "SHA256SUMS has entries beyond the zips and the manifest: $(cut -c67- "$sums" | tr '\n' ' ')"
 log "SHA256SUMS covers ${#zips[@]} archives and the manifest"
+if [[ -n ${GPG_FINGERPRINT:-} && -n ${GNUPGHOME:-} && -f $sums.sig ]]; then
+  gpg --batch --verify "$sums.sig" "$sums" 2>"$work/verify.log" || {
+    cat "$work/verify.log" >&2
+    fail "the detached signature $(basename "$sums").sig does not verify"
+  }
+  log "SHA256SUMS.sig is a valid detached signature by the (throw-away) release key"
+elif [[ -n ${GPG_FINGERPRINT:-} && -n ${GNUPGHOME:-} && ${REUSE_DIST:-} != 1 ]]; then
+  fail "goreleaser did not sign $(basename "$sums")"
+fi
 
 # ---------------------------------------------------------------------------
 # 3. Packed filesystem mirror and a CLI configuration that knows only it.
