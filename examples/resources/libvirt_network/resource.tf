@@ -10,7 +10,8 @@ locals {
 
 resource "libvirt_network" "cluster" {
   name      = "cluster"
-  autostart = true
+  autostart = true # start it with libvirtd
+  running   = true # the default; false keeps it defined but stopped
   forward   = { mode = "nat" }
   domain    = { name = "cluster.local" }
 
