@@ -8,6 +8,10 @@ var DomainPolicy = Policy{
 	Skip: map[string]string{
 		"Domain.ID":         "runtime domain number; the resource's id is the UUID",
 		"DomainDisk.Mirror": "block-job status written by libvirt, never configuration",
+		// NVRAM on a network or block device (a whole disk source, ~250 attributes); the NVRAM file path
+		// (os.nv_ram.nv_ram) and template cover local firmware variables. Skipped to keep the schema,
+		// plan cost and the documentation page within bounds.
+		"DomainNVRam.Source": "network/block NVRAM backends are out of scope",
 	},
 	Computed: []string{
 		"uuid",                           // generated when not given

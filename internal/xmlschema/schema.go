@@ -1,6 +1,7 @@
 package xmlschema
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -27,8 +28,17 @@ func (m *Model[T]) Attributes() map[string]schema.Attribute {
 	return a.(map[string]schema.Attribute)
 }
 
+// description names the XML the attribute maps to, relative to its parent
+// (the nesting of the attribute path gives the rest): `<target dev>`,
+// `<memory>` text, `<disk>`. Short on purpose: the domain tree has thousands
+// of attributes and its documentation page must stay under the registry's
+// size limit.
 func (n *node) description() string {
-	d := "Maps to `" + n.xmlPath + "`."
+	tag, marker := shortXML(n.xmlPath)
+	d := "`" + tag + "`"
+	if marker != "" {
+		d += " " + marker
+	}
 	if n.choice != nil {
 		d += " Derived from which member is set; setting it alone creates that member empty."
 	}
@@ -105,4 +115,20 @@ func (n *node) fwType() attr.Type {
 	default:
 		return basetypes.ListType{ElemType: basetypes.ObjectType{AttrTypes: n.attrTypes()}}
 	}
+}
+
+// shortXML keeps the last element of an xmlPath with its attribute, and
+// says whether the value is the element's text: "<a><b><c x=...>" -> "<c x>",
+// "<a><m> (text)" -> "<m>", "text".
+func shortXML(xmlPath string) (tag, marker string) {
+	for _, m := range []string{" (text)", " (inner XML)"} {
+		if strings.HasSuffix(xmlPath, m) {
+			xmlPath = strings.TrimSuffix(xmlPath, m)
+			marker = strings.Trim(m, " ()")
+		}
+	}
+	if i := strings.LastIndex(xmlPath, "<"); i >= 0 {
+		xmlPath = xmlPath[i:]
+	}
+	return strings.ReplaceAll(xmlPath, "=...", ""), marker
 }
