@@ -5,9 +5,9 @@ provider "registry.opentofu.org/virtxml/libvirt" {
   version     = "0.1.0"
   constraints = ">= 0.1.0"
   hashes = [
-    "h1:c5JYP1cUCmS2JPFHKRxz3+uZ6i2pcmm7d11VkYB267s=",
-    "h1:ojaxPP0kQ4GK3xt8K6eZU4CYRe3NgulAGcSodU31hms=",
-    "h1:rjnyi1Tbd2/XmxD+XoQGzl2Vu72m8YH7uugQjsOsPpM=",
-    "h1:tIhtZQOmpimEtYR+nXW/1PBy5c2NEHbq7EuYxrb7SQg=",
+    "h1:7/Go4WH1kxtLizPpRmcFixKyDakWuSCw+gVAU8mbQuc=",
+    "h1:N/9kmN9R7zZviB0pT2RydyVgJdnaj3KeXQnosu6LCeI=",
+    "h1:QJ7tvsQ1HdgCj4QTTvcW1KnxbPkDYeO3KEOCrY4ROrc=",
+    "h1:iiEMuFs05eEbTjevmDFOhGxpaC7IglIiwDWGZs6ICXQ=",
   ]
 }
