@@ -256,5 +256,11 @@ func stopDomain(ctx context.Context, l *libvirt.Libvirt, dom libvirt.Domain, tim
 func undefineDomain(l *libvirt.Libvirt, dom libvirt.Domain) error {
 	flags := libvirt.DomainUndefineManagedSave | libvirt.DomainUndefineSnapshotsMetadata |
 		libvirt.DomainUndefineNvram | libvirt.DomainUndefineCheckpointsMetadata
-	return l.DomainUndefineFlags(dom, flags)
+	err := l.DomainUndefineFlags(dom, flags)
+	var le libvirt.Error
+	if errors.As(err, &le) && libvirt.ErrorNumber(le.Code) == libvirt.ErrInvalidArg {
+		// drivers without NVRAM or checkpoints (test:///) refuse those flags
+		err = l.DomainUndefineFlags(dom, libvirt.DomainUndefineManagedSave|libvirt.DomainUndefineSnapshotsMetadata)
+	}
+	return err
 }
