@@ -50,10 +50,11 @@ resource "terraform_data" "d" {
 }
 TF
 
-rpc() { cat "$TFPLV_RPC_COUNT_FILE" 2>/dev/null || echo "n/a"; }
+# each provider process writes its running total to $TFPLV_RPC_COUNT_FILE.<pid>
+rpc() { cat "$TFPLV_RPC_COUNT_FILE".* 2>/dev/null | awk '{s+=$1} END {print s+0}'; }
 timeit() { # label, then command; prints seconds
   local label=$1; shift
-  rm -f "$TFPLV_RPC_COUNT_FILE"
+  rm -f "$TFPLV_RPC_COUNT_FILE".*
   local t0 t1
   t0=$(date +%s.%N)
   "$@" >"$work/out.log" 2>&1 || { cat "$work/out.log"; exit 1; }

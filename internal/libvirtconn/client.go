@@ -164,7 +164,10 @@ type recordingDialer struct {
 func (r *recordingDialer) Dial() (net.Conn, error) {
 	conn, err := r.Dialer.Dial()
 	r.conn, r.err = conn, err
-	return conn, err
+	if err != nil {
+		return conn, err
+	}
+	return maybeCount(conn), nil
 }
 
 func (c *Client) open() (*libvirt.Libvirt, error) {
