@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
@@ -181,8 +182,20 @@ func (r *domainResource) stateFrom(t tftypes.Type, prior map[string]tftypes.Valu
 	var priorDoc map[string]tftypes.Value
 	if prior != nil {
 		priorDoc = docValues(model.AttributeTypes(), prior)
+		keepVCPUCurrent(priorDoc, read.def)
 	}
 	return buildObject(t, model.Reconcile(priorDoc, model.ToValues(read.def)), ownState(prior, read))
+}
+
+// keepVCPUCurrent restores <vcpu current> where libvirt drops it: libvirt
+// writes no current attribute when it equals the vCPU count, so a user's
+// vcpu_current = vcpu would read back as null (an inconsistent result).
+func keepVCPUCurrent(priorDoc map[string]tftypes.Value, def *libvirtxml.Domain) {
+	v, ok := priorDoc["vcpu_current"]
+	if !ok || !v.IsKnown() || v.IsNull() || def.VCPU == nil || def.VCPU.Current != 0 {
+		return
+	}
+	def.VCPU.Current = def.VCPU.Value
 }
 
 func (r *domainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
