@@ -20,8 +20,9 @@ func snakeName(goName string) string {
 			// fooBar -> foo|Bar, but an acronym plural's "s" stays: IDs|X.
 			boundary = !(prev == 's' && i >= 2 && unicode.IsUpper(r[i-2]) && isAcronymPlural(r, i-1))
 		case unicode.IsUpper(cur) && unicode.IsUpper(prev) && i+1 < len(r) && unicode.IsLower(r[i+1]):
-			// ABCDef -> ABC|Def, unless "Def" is the plural "s" of the acronym: IDs.
-			boundary = !isAcronymPlural(r, i+1)
+			// ABCDef -> ABC|Def, unless "Def" is the plural "s" of the acronym
+			// (IDs) or a version suffix (IPv6).
+			boundary = !isAcronymPlural(r, i+1) && !isVersionSuffix(r, i+1)
 		}
 		if boundary {
 			words = append(words, string(r[start:i]))
@@ -39,4 +40,9 @@ func snakeName(goName string) string {
 // upper-case run: it is followed by the end of the name or by an upper-case letter.
 func isAcronymPlural(r []rune, i int) bool {
 	return r[i] == 's' && (i+1 == len(r) || unicode.IsUpper(r[i+1]))
+}
+
+// isVersionSuffix reports whether r[i] starts a "v<digit>" version suffix.
+func isVersionSuffix(r []rune, i int) bool {
+	return r[i] == 'v' && i+1 < len(r) && unicode.IsDigit(r[i+1])
 }
