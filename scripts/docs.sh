@@ -12,8 +12,9 @@
 #                               the ```terraform blocks of templates/: tofu fmt
 #                               and tofu validate against the built provider
 #
-# SOURCE=head takes the schema from a clean clone of HEAD instead of the
-# working tree (useful while uncommitted code elsewhere does not compile).
+# SOURCE=head generates from a clean clone of HEAD (schema, templates and
+# examples) instead of the working tree, and copies docs/ back: useful while
+# uncommitted work elsewhere does not compile or is not ready.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,12 +40,14 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-cd "$ROOT"
 src=$ROOT
 if [[ ${SOURCE:-worktree} == head ]]; then
   git clone -q --no-hardlinks "$ROOT" "$work/src"
   src=$work/src
 fi
+# Templates, examples and docs/ are read and written in $src; with
+# SOURCE=head the generated docs/ is copied back into the working tree.
+cd "$src"
 log "building the provider for its schema"
 (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$work/plugins/terraform-provider-libvirt" .)
 
@@ -110,7 +113,7 @@ validate_examples() {
 check_examples() {
   local bad=0 f n dir
   mkdir -p "$work/ex/provider"
-  cp "$ROOT"/examples/provider/*.tf "$work/ex/provider/"
+  cp "$src"/examples/provider/*.tf "$work/ex/provider/"
   validate_examples "$work/ex/provider" examples/provider || bad=1
   # Each resource's and data source's example is rendered into its page.
   for f in examples/resources/*/resource.tf examples/data-sources/*/data-source.tf; do
@@ -159,7 +162,7 @@ log "schema: $(jq -r --arg n "$PROVIDER_NAME" '.provider_schemas[$n] |
 tfplugindocs() { go run github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs "$@"; }
 
 tfplugindocs generate \
-  --provider-dir "$ROOT" \
+  --provider-dir "$src" \
   --provider-name "$PROVIDER_NAME" \
   --rendered-provider-name "$PROVIDER_NAME" \
   --providers-schema "$work/schema.json" \
@@ -171,10 +174,16 @@ grep -i 'warn' "$work/generate.log" >&2 || true
 
 log "generated $(find docs -name '*.md' | wc -l) pages under docs/"
 
+if [[ $src != "$ROOT" ]] && ! $check; then
+  rm -rf "$ROOT/docs"
+  cp -r "$src/docs" "$ROOT/docs"
+  log "copied docs/ generated from HEAD into the working tree"
+fi
+
 # Every problem is reported before failing: registry rules, example HCL,
 # staleness.
 problems=()
-if tfplugindocs validate --provider-dir "$ROOT" --provider-name "$PROVIDER_NAME" >"$work/validate.log" 2>&1; then
+if tfplugindocs validate --provider-dir "$src" --provider-name "$PROVIDER_NAME" >"$work/validate.log" 2>&1; then
   log "tfplugindocs validate: docs/ follows the registry's rules"
 else
   grep -vE '^\s*$|\[DEBUG\]|^running ' "$work/validate.log" >&2
