@@ -88,3 +88,26 @@ func schemaSize(t *testing.T, s *tfprotov6.Schema) int {
 	}
 	return len(b)
 }
+
+// BenchmarkPlanResourceChangeDomainFramework plans the same unchanged domain
+// through the plugin framework's generic planner (what ProtocolServer's
+// one-pass planner replaces), for the ADR's comparison with
+// BenchmarkPlanResourceChangeDomain.
+func BenchmarkPlanResourceChangeDomainFramework(b *testing.B) {
+	srv, req := planFixture(b)
+	framework := srv.(*protocolServer).ProviderServer
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		resp, err := framework.PlanResourceChange(ctx, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range resp.Diagnostics {
+			if d.Severity == tfprotov6.DiagnosticSeverityError {
+				b.Fatal(d.Summary, d.Detail)
+			}
+		}
+	}
+}
