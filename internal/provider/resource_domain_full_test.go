@@ -129,6 +129,31 @@ func removeNetworkLeftovers(t *testing.T, nets ...string) {
 	}
 }
 
+// testCheckImportedDomain checks what import read from libvirt.
+func testCheckImportedDomain(uuid, name, prefix string) resource.ImportStateCheckFunc {
+	return func(s []*terraform.InstanceState) error {
+		if len(s) != 1 {
+			return fmt.Errorf("import: want one instance, got %d", len(s))
+		}
+		want := map[string]string{
+			"id":                                   uuid,
+			"name":                                 name,
+			"running":                              "true",
+			"vcpu":                                 "2",
+			"devices.disks.0.source.volume.volume": prefix + "-root.qcow2",
+			"devices.disks.1.device":               "cdrom",
+			"devices.interfaces.0.mac.address":     "52:54:00:23:37:01",
+			"devices.interfaces.0.source.network.network": prefix + "-net",
+		}
+		for k, v := range want {
+			if got := s[0].Attributes[k]; got != v {
+				return fmt.Errorf("import: %s = %q, want %q", k, got, v)
+			}
+		}
+		return nil
+	}
+}
+
 // fullDomain are the knobs of testAccDomainFullConfig.
 type fullDomain struct {
 	name            string
@@ -373,22 +398,31 @@ func TestAccDomain_full(t *testing.T) {
 					},
 				),
 			},
-			// import by name and by UUID gives the same state; shutdown_timeout
-			// is the provider's own option, not stored in libvirt, so import
-			// sets its default
+			// Import by name and by UUID. Import stores the whole live
+			// definition (the engine's rule for a nil prior: addresses,
+			// default controllers, cpu model, ...), so the state is checked
+			// for the identifying values here; TestAccDomain_generateConfig
+			// proves that the generated configuration then plans nothing.
 			{
-				ResourceName:            addr,
-				ImportState:             true,
-				ImportStateId:           renamed,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{attrShutdownTimeout},
+				ResourceName:     addr,
+				ImportState:      true,
+				ImportStateId:    renamed,
+				ImportStateCheck: testCheckImportedDomain(uuid, renamed, prefix),
 			},
 			{
-				ResourceName:            addr,
-				ImportState:             true,
-				ImportStateIdFunc:       func(*terraform.State) (string, error) { return uuid, nil },
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{attrShutdownTimeout},
+				ResourceName:       addr,
+				ImportState:        true,
+				ImportStateIdFunc:  func(*terraform.State) (string, error) { return uuid, nil },
+				ImportStateCheck:   testCheckImportedDomain(uuid, renamed, prefix),
+				ImportStatePersist: true,
+			},
+			{
+				// the hand-written configuration after an import converges in
+				// one update that does not restart the domain
+				PreConfig:        func() { _ = testCheckDomID(renamed, &domID)(nil) },
+				Config:           testAccDomainFullConfig(prefix, rename),
+				ConfigPlanChecks: expectUpdate(addr),
+				Check:            testCheckDomIDIs(renamed, &domID, true),
 			},
 		},
 	})

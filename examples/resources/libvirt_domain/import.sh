@@ -1,0 +1,3 @@
+# A domain is imported by its UUID or its name.
+tofu import libvirt_domain.web1 2d5c0f8e-1f4b-4f3a-9c55-7a1d2e3b4c5d
+tofu import libvirt_domain.web1 web1

@@ -1,0 +1,142 @@
+package provider
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAccDomain_generateConfig imports a domain defined outside the provider
+// (virsh define) with an import block and `tofu plan
+// -generate-config-out`, applies the import and proves the next plan of the
+// generated configuration is empty. It drives the tofu binary itself with a
+// provider binary built from this module (dev_overrides).
+func TestAccDomain_generateConfig(t *testing.T) {
+	testAccPreCheck(t)
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	const name = "tfacc-dom-gencfg"
+	removeDomainLeftovers(t, name)
+	removeNetworkLeftovers(t, name+"-net")
+	removeStorageLeftovers(t, name+".qcow2")
+
+	dir := t.TempDir()
+	binDir := filepath.Join(dir, "bin")
+	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "terraform-provider-libvirt"), ".")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
+
+	netXML := filepath.Join(dir, "net.xml")
+	mustWrite(t, netXML, fmt.Sprintf(`<network><name>%s-net</name><ip address='10.233.9.1' prefix='24'/></network>`, name))
+	mustVirsh(t, "net-define", netXML)
+	t.Cleanup(func() { removeNetworkLeftovers(t, name+"-net") })
+	mustVirsh(t, "net-start", name+"-net")
+	mustVirsh(t, "vol-create-as", testAccPool(), name+".qcow2", "16M", "--format", "qcow2")
+	t.Cleanup(func() { removeStorageLeftovers(t, name+".qcow2") })
+	volPath := mustVirsh(t, "vol-path", "--pool", testAccPool(), name+".qcow2")
+	domXML := filepath.Join(dir, "dom.xml")
+	mustWrite(t, domXML, fmt.Sprintf(`<domain type=%q>
+  <name>%s</name>
+  <memory unit='MiB'>64</memory>
+  <vcpu>1</vcpu>
+  <os><type>hvm</type></os>
+  <features><acpi/></features>
+  <devices>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='qcow2'/>
+      <source file=%q/>
+      <target dev='vda' bus='virtio'/>
+    </disk>
+    <interface type='network'><source network='%s-net'/><model type='virtio'/></interface>
+    <serial type='pty'><target port='0'/></serial>
+    <console type='pty'><target type='serial' port='0'/></console>
+    <graphics type='vnc' autoport='yes' listen='127.0.0.1'/>
+  </devices>
+</domain>`, testAccDomainType(), name, volPath, name))
+	mustVirsh(t, "define", domXML)
+	t.Cleanup(func() { removeDomainLeftovers(t, name) })
+
+	cliConfig := filepath.Join(dir, "cli.tfrc")
+	mustWrite(t, cliConfig, fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    "registry.opentofu.org/virtxml/libvirt" = %q
+  }
+  direct {}
+}
+`, binDir))
+	work := filepath.Join(dir, "work")
+	mustWrite(t, filepath.Join(work, "main.tf"), fmt.Sprintf(`terraform {
+  required_providers {
+    libvirt = { source = "virtxml/libvirt" }
+  }
+}
+%s
+import {
+  to = libvirt_domain.imported
+  id = %q
+}
+`, testAccProviderConfig(), name))
+
+	tofu := func(args ...string) (string, int) {
+		cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), args...)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return out.String(), ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatalf("tofu %s: %v", strings.Join(args, " "), err)
+		}
+		return out.String(), 0
+	}
+	if out, code := tofu("plan", "-input=false", "-no-color", "-generate-config-out=generated.tf"); code != 0 {
+		t.Fatalf("plan -generate-config-out failed (exit %d):\n%s", code, out)
+	}
+	generated, err := os.ReadFile(filepath.Join(work, "generated.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("generated configuration:\n%s", generated)
+	// the domain is stopped and stays so; destroy would not wait for ACPI
+	if out, code := tofu("apply", "-input=false", "-no-color", "-auto-approve"); code != 0 {
+		t.Fatalf("apply of the import failed (exit %d):\n%s", code, out)
+	}
+	out, code := tofu("plan", "-input=false", "-no-color", "-detailed-exitcode")
+	if code != 0 {
+		t.Fatalf("the plan after importing with the generated configuration is not empty (exit %d):\n%s", code, out)
+	}
+	if _, err := virsh("domuuid", name); err != nil {
+		t.Fatalf("the imported domain is gone: %v", err)
+	}
+}
+
+func mustWrite(t *testing.T, file, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustVirsh(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := virsh(args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
