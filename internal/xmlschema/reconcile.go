@@ -86,7 +86,7 @@ func (n *node) reconcile(prior, live tftypes.Value) tftypes.Value {
 	}
 	switch n.kind {
 	case kindString, kindInt:
-		if leafEqual(prior, live) {
+		if leafEqual(prior, live) || n.sameMachine(prior, live) {
 			return prior
 		}
 		return live
@@ -385,4 +385,27 @@ func isEmpty(v tftypes.Value) bool {
 		return true
 	}
 	return false
+}
+
+// machineAliases are QEMU machine names that libvirt replaces at define by
+// the versioned machine they stand for ("q35" -> "pc-q35-7.2").
+var machineAliases = map[string]string{"pc": "pc-i440fx-", "q35": "pc-q35-"}
+
+// sameMachine reports whether live is the versioned machine type that the
+// alias in prior stands for: the machine attribute of an OS type keeps the
+// user's alias instead of showing the expansion as drift.
+func (n *node) sameMachine(prior, live tftypes.Value) bool {
+	if n.name != "type_machine" {
+		return false
+	}
+	var p, l string
+	if prior.As(&p) != nil || live.As(&l) != nil || p == "" {
+		return false
+	}
+	prefix, ok := machineAliases[p]
+	if !ok {
+		prefix = p + "-" // virt -> virt-7.2
+	}
+	rest, found := strings.CutPrefix(l, prefix)
+	return found && rest != "" && strings.Trim(rest, "0123456789.") == ""
 }

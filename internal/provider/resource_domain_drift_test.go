@@ -1,0 +1,224 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// Drift cases that users of other libvirt providers report: libvirt rewrites
+// or fills the definition after define/start, and a provider that stores what
+// libvirt reports shows a diff on every plan. Each case applies, then expects
+// an empty plan after refresh and a plan-only step that changes nothing.
+
+// driftSteps is apply + (refresh, empty plan) + plan-only for one configuration.
+func driftSteps(config string, checks ...statecheck.StateCheck) []resource.TestStep {
+	return []resource.TestStep{
+		{
+			Config:            config,
+			ConfigStateChecks: checks,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		},
+		{RefreshState: true},             // refresh alone must leave a state the plan-only step agrees with
+		{Config: config, PlanOnly: true}, // fails on any planned change
+	}
+}
+
+// driftDomain is a small TCG guest with the given extra attributes.
+func driftDomain(resName, name string, running bool, extra string) string {
+	return fmt.Sprintf(`
+resource "libvirt_domain" %[1]q {
+  name             = %[2]q
+  type             = %[3]q
+  memory           = 64
+  memory_unit      = "MiB"
+  vcpu             = 1
+  running          = %[4]t
+  shutdown_timeout = "0s"
+%[5]s
+}
+`, resName, name, testAccDomainType(), running, extra)
+}
+
+func driftNetwork(name, subnet string) string {
+	return fmt.Sprintf(`
+resource "libvirt_network" "net" {
+  name = %[1]q
+  ips  = [{ address = "10.%[2]s.1", prefix = 24 }]
+}
+`, name, subnet)
+}
+
+// (a) libvirt names the tap device vnetN at start, N counting across the host:
+// two running guests get different numbers, and neither user set target.dev.
+func TestAccDomainDrift_interfaceTargetDev(t *testing.T) {
+	iface := `  os = { type = "hvm" }
+  devices = {
+    interfaces = [{ type = "network", source = { network = { network = libvirt_network.net.name } } }]
+  }`
+	config := testAccProviderConfig() + driftNetwork("tfacc-drift-a", "234.1") +
+		driftDomain("one", "tfacc-drift-a1", true, iface) + driftDomain("two", "tfacc-drift-a2", true, iface)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: driftSteps(config,
+			statecheck.ExpectKnownValue("libvirt_domain.one",
+				tfjsonpath.New("devices").AtMapKey("interfaces").AtSliceIndex(0).AtMapKey("target"), knownvalue.Null()),
+			statecheck.ExpectKnownValue("libvirt_domain.two",
+				tfjsonpath.New("devices").AtMapKey("interfaces").AtSliceIndex(0).AtMapKey("mac").AtMapKey("address"), knownvalue.StringRegexp(macRegexp)),
+		),
+	})
+}
+
+// (b) firmware autoselection: libvirt fills <loader>, <nvram> and the
+// firmware feature list from the OVMF descriptors.
+func TestAccDomainDrift_firmwareEFI(t *testing.T) {
+	if _, err := os.Stat("/usr/share/OVMF/OVMF_CODE_4M.fd"); err != nil {
+		t.Skip("OVMF firmware is not installed (Debian package ovmf): firmware = \"efi\" cannot be defined")
+	}
+	config := testAccProviderConfig() + driftDomain("test", "tfacc-drift-b", false, `  os = { type = "hvm", type_machine = "q35", firmware = "efi" }
+  features = { acpi = {} }`)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: driftSteps(config,
+			statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("os").AtMapKey("firmware"), knownvalue.StringExact("efi")),
+			statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("os").AtMapKey("loader"), knownvalue.Null()),
+		),
+	})
+}
+
+// (c) CPU mode: libvirt expands the CPU definition. host-model needs a host CPU
+// model that TCG cannot provide on every machine, so the case uses "maximum"
+// (everything the accelerator can emulate), which libvirt also rewrites with
+// check/migratable attributes.
+func TestAccDomainDrift_cpuMode(t *testing.T) {
+	config := testAccProviderConfig() + driftDomain("test", "tfacc-drift-c", true, `  os = { type = "hvm" }
+  cpu = { mode = "maximum" }`)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: driftSteps(config,
+			statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("cpu").AtMapKey("mode"), knownvalue.StringExact("maximum")),
+			statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("cpu").AtMapKey("check"), knownvalue.Null()),
+		),
+	})
+}
+
+// (d) an emulated TPM: libvirt fills the backend version (and the model where
+// the user left it out).
+func TestAccDomainDrift_tpm(t *testing.T) {
+	if _, err := exec.LookPath("swtpm"); err != nil {
+		t.Skip("swtpm is not installed (Debian package swtpm): an emulated TPM cannot start")
+	}
+	config := testAccProviderConfig() + driftDomain("test", "tfacc-drift-d", true, `  os = { type = "hvm" }
+  devices = {
+    tpms = [{ model = "tpm-crb", backend = { emulator = {} } }]
+  }`)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: driftSteps(config,
+			statecheck.ExpectKnownValue("libvirt_domain.test",
+				tfjsonpath.New("devices").AtMapKey("tpms").AtSliceIndex(0).AtMapKey("model"), knownvalue.StringExact("tpm-crb")),
+			statecheck.ExpectKnownValue("libvirt_domain.test",
+				tfjsonpath.New("devices").AtMapKey("tpms").AtSliceIndex(0).AtMapKey("backend").AtMapKey("emulator"), knownvalue.NotNull()),
+			// the user gave the member only: the derived type stays as written (null)
+			statecheck.ExpectKnownValue("libvirt_domain.test",
+				tfjsonpath.New("devices").AtMapKey("tpms").AtSliceIndex(0).AtMapKey("backend").AtMapKey("type"), knownvalue.Null()),
+			// libvirt fills the emulator version; the user did not set it
+			statecheck.ExpectKnownValue("libvirt_domain.test",
+				tfjsonpath.New("devices").AtMapKey("tpms").AtSliceIndex(0).AtMapKey("backend").AtMapKey("emulator").AtMapKey("version"), knownvalue.Null()),
+		),
+	})
+}
+
+// (e) interfaces on a libvirt network's bridge: type "bridge" naming virbrN
+// directly, and type "network", which libvirt rewrites to a bridge interface
+// in the live XML of the running guest (state reads the inactive XML).
+func TestAccDomainDrift_bridgeInterface(t *testing.T) {
+	config := testAccProviderConfig() + `
+resource "libvirt_network" "net" {
+  name   = "tfacc-drift-e"
+  bridge = { name = "virbr-tfdre" }
+  ips    = [{ address = "10.236.77.1", prefix = 24 }]
+}
+` + driftDomain("test", "tfacc-drift-e", true, `  os = { type = "hvm" }
+  devices = {
+    interfaces = [
+      { type = "bridge", source = { bridge = { bridge = libvirt_network.net.bridge.name } } },
+      { type = "network", source = { network = { network = libvirt_network.net.name } } },
+    ]
+  }`)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: driftSteps(config,
+			statecheck.ExpectKnownValue("libvirt_domain.test",
+				tfjsonpath.New("devices").AtMapKey("interfaces").AtSliceIndex(0).AtMapKey("type"), knownvalue.StringExact("bridge")),
+			statecheck.ExpectKnownValue("libvirt_domain.test",
+				tfjsonpath.New("devices").AtMapKey("interfaces").AtSliceIndex(1).AtMapKey("type"), knownvalue.StringExact("network")),
+		),
+	})
+}
+
+// (f) lists written in another order than libvirt keeps them: controllers
+// (libvirt groups them by type) and disks given as vdb before vda.
+func TestAccDomainDrift_listOrder(t *testing.T) {
+	config := testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_volume" "a" {
+  name     = "tfacc-drift-f-a.qcow2"
+  pool     = %[1]q
+  capacity = 16
+  capacity_unit = "MiB"
+  target   = { format = { type = "qcow2" } }
+}
+resource "libvirt_volume" "b" {
+  name     = "tfacc-drift-f-b.qcow2"
+  pool     = %[1]q
+  capacity = 16
+  capacity_unit = "MiB"
+  target   = { format = { type = "qcow2" } }
+}
+`, testAccPool()) + driftDomain("test", "tfacc-drift-f", false, `  os = { type = "hvm" }
+  devices = {
+    controllers = [
+      { type = "virtio-serial", index = 0 },
+      { type = "usb", index = 0, model = "qemu-xhci" },
+      { type = "pci", index = 0, model = "pci-root" },
+    ]
+    disks = [
+      {
+        device = "disk"
+        driver = { name = "qemu", type = "qcow2" }
+        source = { volume = { pool = libvirt_volume.b.pool, volume = libvirt_volume.b.name } }
+        target = { dev = "vdb", bus = "virtio" }
+      },
+      {
+        device = "disk"
+        driver = { name = "qemu", type = "qcow2" }
+        source = { volume = { pool = libvirt_volume.a.pool, volume = libvirt_volume.a.name } }
+        target = { dev = "vda", bus = "virtio" }
+      },
+    ]
+  }`)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: driftSteps(config,
+			statecheck.ExpectKnownValue("libvirt_domain.test",
+				tfjsonpath.New("devices").AtMapKey("disks").AtSliceIndex(0).AtMapKey("target").AtMapKey("dev"), knownvalue.StringExact("vdb")),
+			statecheck.ExpectKnownValue("libvirt_domain.test",
+				tfjsonpath.New("devices").AtMapKey("controllers").AtSliceIndex(0).AtMapKey("type"), knownvalue.StringExact("virtio-serial")),
+		),
+	})
+}
