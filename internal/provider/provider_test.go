@@ -39,9 +39,13 @@ func testAccDomainType() string {
 	return "qemu"
 }
 
-// testAccPreCheck fails acceptance tests early when the environment is missing.
+// testAccPreCheck skips acceptance tests without TF_ACC (as resource.Test does)
+// and fails them early when TF_ACC is set but the environment is missing.
 func testAccPreCheck(t *testing.T) {
 	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: runs with TF_ACC=1 against libvirtd (make test-acc)")
+	}
 	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
 		t.Fatal("TF_ACC_TERRAFORM_PATH must point at the tofu binary (scripts/testenv.sh prints the exports)")
 	}
