@@ -237,7 +237,8 @@ func TestAccDomain_uefi(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
-				Config:           testAccDomainSmallConfig(name, true, false, "", `, firmware = "efi"`),
+				// libvirt refuses UEFI without ACPI on x86
+				Config:           testAccDomainSmallConfig(name, true, false, `  features = { acpi = {} }`, `, firmware = "efi"`),
 				ConfigPlanChecks: emptyAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("os").AtMapKey("firmware"), knownvalue.StringExact("efi")),
