@@ -1,17 +1,65 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"testing"
+
+	"github.com/digitalocean/go-libvirt"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 )
+
+// domainXML reads a domain's XML from libvirtd (live, or the inactive
+// definition), so each case can show that libvirt really rewrote it.
+func domainXML(name string, inactive bool) (string, error) {
+	c, err := libvirtconn.New(testAccURI())
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	var out string
+	err = c.Do(context.Background(), func(l *libvirt.Libvirt) error {
+		d, err := l.DomainLookupByName(name)
+		if err != nil {
+			return err
+		}
+		var flags libvirt.DomainXMLFlags
+		if inactive {
+			flags = libvirt.DomainXMLInactive
+		}
+		out, err = l.DomainGetXMLDesc(d, flags)
+		return err
+	})
+	return out, err
+}
+
+// libvirtWrote checks that the domain's XML matches every pattern: the
+// evidence that libvirt filled or rewrote what the case is about.
+func libvirtWrote(name string, inactive bool, patterns ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		x, err := domainXML(name, inactive)
+		if err != nil {
+			return err
+		}
+		for _, p := range patterns {
+			if !regexp.MustCompile(p).MatchString(x) {
+				return fmt.Errorf("domain %s: libvirt's XML has no match for %s (the drift case did not happen):\n%s", name, p, x)
+			}
+		}
+		return nil
+	}
+}
 
 // Drift cases that users of other libvirt providers report: libvirt rewrites
 // or fills the definition after define/start, and a provider that stores what
@@ -19,10 +67,11 @@ import (
 // an empty plan after refresh and a plan-only step that changes nothing.
 
 // driftSteps is apply + (refresh, empty plan) + plan-only for one configuration.
-func driftSteps(config string, checks ...statecheck.StateCheck) []resource.TestStep {
+func driftSteps(config string, evidence resource.TestCheckFunc, checks ...statecheck.StateCheck) []resource.TestStep {
 	return []resource.TestStep{
 		{
 			Config:            config,
+			Check:             evidence,
 			ConfigStateChecks: checks,
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
@@ -70,7 +119,7 @@ func TestAccDomainDrift_interfaceTargetDev(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: driftSteps(config,
+		Steps: driftSteps(config, differentTapNames("tfacc-drift-a1", "tfacc-drift-a2"),
 			statecheck.ExpectKnownValue("libvirt_domain.one",
 				tfjsonpath.New("devices").AtMapKey("interfaces").AtSliceIndex(0).AtMapKey("target"), knownvalue.Null()),
 			statecheck.ExpectKnownValue("libvirt_domain.two",
@@ -79,18 +128,19 @@ func TestAccDomainDrift_interfaceTargetDev(t *testing.T) {
 	})
 }
 
-// (b) firmware autoselection: libvirt fills <loader>, <nvram> and the
-// firmware feature list from the OVMF descriptors.
+// (b) firmware autoselection: at start libvirt picks the OVMF build from the
+// firmware descriptors and fills <loader> and <nvram> (libvirt 9.0 does it in
+// the live definition; the inactive one keeps firmware='efi').
 func TestAccDomainDrift_firmwareEFI(t *testing.T) {
 	if _, err := os.Stat("/usr/share/OVMF/OVMF_CODE_4M.fd"); err != nil {
 		t.Skip("OVMF firmware is not installed (Debian package ovmf): firmware = \"efi\" cannot be defined")
 	}
-	config := testAccProviderConfig() + driftDomain("test", "tfacc-drift-b", false, `  os = { type = "hvm", type_machine = "q35", firmware = "efi" }
+	config := testAccProviderConfig() + driftDomain("test", "tfacc-drift-b", true, `  os = { type = "hvm", type_machine = "q35", firmware = "efi" }
   features = { acpi = {} }`)
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: driftSteps(config,
+		Steps: driftSteps(config, libvirtWrote("tfacc-drift-b", false, `<loader [^>]*>/usr/share/OVMF/[^<]+</loader>`, `<nvram[^>]*>[^<]+</nvram>`),
 			statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("os").AtMapKey("firmware"), knownvalue.StringExact("efi")),
 			statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("os").AtMapKey("loader"), knownvalue.Null()),
 		),
@@ -107,7 +157,7 @@ func TestAccDomainDrift_cpuMode(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: driftSteps(config,
+		Steps: driftSteps(config, libvirtWrote("tfacc-drift-c", true, `<cpu mode='maximum' check='[a-z]+'`),
 			statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("cpu").AtMapKey("mode"), knownvalue.StringExact("maximum")),
 			statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("cpu").AtMapKey("check"), knownvalue.Null()),
 		),
@@ -127,7 +177,7 @@ func TestAccDomainDrift_tpm(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: driftSteps(config,
+		Steps: driftSteps(config, libvirtWrote("tfacc-drift-d", true, `<backend type='emulator' version='[0-9.]+'`),
 			statecheck.ExpectKnownValue("libvirt_domain.test",
 				tfjsonpath.New("devices").AtMapKey("tpms").AtSliceIndex(0).AtMapKey("model"), knownvalue.StringExact("tpm-crb")),
 			statecheck.ExpectKnownValue("libvirt_domain.test",
@@ -162,7 +212,11 @@ resource "libvirt_network" "net" {
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: driftSteps(config,
+		Steps: driftSteps(config, resource.ComposeAggregateTestCheckFunc(
+			libvirtWrote("tfacc-drift-e", true, `<interface type='bridge'>`, `<interface type='network'>`),
+			// the running guest's network interface gains the bridge and a port id
+			libvirtWrote("tfacc-drift-e", false, `<source network='tfacc-drift-e'[^>]* bridge='virbr-tfdre'`),
+		),
 			statecheck.ExpectKnownValue("libvirt_domain.test",
 				tfjsonpath.New("devices").AtMapKey("interfaces").AtSliceIndex(0).AtMapKey("type"), knownvalue.StringExact("bridge")),
 			statecheck.ExpectKnownValue("libvirt_domain.test",
@@ -171,8 +225,8 @@ resource "libvirt_network" "net" {
 	})
 }
 
-// (f) lists written in another order than libvirt keeps them: controllers
-// (libvirt groups them by type) and disks given as vdb before vda.
+// (f) lists written in another order than libvirt keeps them: libvirt sorts
+// controllers of one type by index and disks by target (vdb given before vda).
 func TestAccDomainDrift_listOrder(t *testing.T) {
 	config := testAccProviderConfig() + fmt.Sprintf(`
 resource "libvirt_volume" "a" {
@@ -192,8 +246,9 @@ resource "libvirt_volume" "b" {
 `, testAccPool()) + driftDomain("test", "tfacc-drift-f", false, `  os = { type = "hvm" }
   devices = {
     controllers = [
-      { type = "virtio-serial", index = 0 },
+      { type = "virtio-serial", index = 1 },
       { type = "usb", index = 0, model = "qemu-xhci" },
+      { type = "virtio-serial", index = 0 },
       { type = "pci", index = 0, model = "pci-root" },
     ]
     disks = [
@@ -214,11 +269,35 @@ resource "libvirt_volume" "b" {
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: driftSteps(config,
+		Steps: driftSteps(config, libvirtWrote("tfacc-drift-f", true, `(?s)<target dev='vda'.*<target dev='vdb'`, `(?s)<controller type='virtio-serial' index='0'.*<controller type='virtio-serial' index='1'`),
 			statecheck.ExpectKnownValue("libvirt_domain.test",
 				tfjsonpath.New("devices").AtMapKey("disks").AtSliceIndex(0).AtMapKey("target").AtMapKey("dev"), knownvalue.StringExact("vdb")),
 			statecheck.ExpectKnownValue("libvirt_domain.test",
-				tfjsonpath.New("devices").AtMapKey("controllers").AtSliceIndex(0).AtMapKey("type"), knownvalue.StringExact("virtio-serial")),
+				tfjsonpath.New("devices").AtMapKey("controllers").AtSliceIndex(0).AtMapKey("index"), knownvalue.Int64Exact(1)),
 		),
 	})
+}
+
+// differentTapNames checks that libvirt named the two guests' tap devices
+// vnetN with different numbers (the case of a user who never set target.dev).
+func differentTapNames(a, b string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		tap := regexp.MustCompile(`<target dev='(vnet[0-9]+)'`)
+		var names []string
+		for _, name := range []string{a, b} {
+			x, err := domainXML(name, false)
+			if err != nil {
+				return err
+			}
+			m := tap.FindStringSubmatch(x)
+			if m == nil {
+				return fmt.Errorf("domain %s: no vnetN tap device in the live XML:\n%s", name, x)
+			}
+			names = append(names, m[1])
+		}
+		if names[0] == names[1] {
+			return fmt.Errorf("both guests have tap %s", names[0])
+		}
+		return nil
+	}
 }
