@@ -147,19 +147,27 @@ func TestAccDomainDrift_firmwareEFI(t *testing.T) {
 	})
 }
 
-// (c) CPU mode: libvirt expands the CPU definition. host-model needs a host CPU
-// model that TCG cannot provide on every machine, so the case uses "maximum"
-// (everything the accelerator can emulate), which libvirt also rewrites with
-// check/migratable attributes.
+// (c) CPU mode: libvirt adds check= to the definition and expands the CPU
+// in the live one. host-model works under TCG on this libvirt (9.0; QEMU
+// reports a host-model CPU for TCG too); "maximum" (everything the accelerator
+// can emulate) is the fallback where it is refused, and is covered as well.
 func TestAccDomainDrift_cpuMode(t *testing.T) {
-	config := testAccProviderConfig() + driftDomain("test", "tfacc-drift-c", true, `  os = { type = "hvm" }
+	config := testAccProviderConfig() +
+		driftDomain("host_model", "tfacc-drift-c1", true, `  os = { type = "hvm" }
+  cpu = { mode = "host-model" }`) +
+		driftDomain("maximum", "tfacc-drift-c2", true, `  os = { type = "hvm" }
   cpu = { mode = "maximum" }`)
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: driftSteps(config, libvirtWrote("tfacc-drift-c", true, `<cpu mode='maximum' check='[a-z]+'`),
-			statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("cpu").AtMapKey("mode"), knownvalue.StringExact("maximum")),
-			statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("cpu").AtMapKey("check"), knownvalue.Null()),
+		Steps: driftSteps(config, resource.ComposeAggregateTestCheckFunc(
+			libvirtWrote("tfacc-drift-c1", true, `<cpu mode='host-model' check='[a-z]+'`),
+			libvirtWrote("tfacc-drift-c2", true, `<cpu mode='maximum' check='[a-z]+'`),
+		),
+			statecheck.ExpectKnownValue("libvirt_domain.host_model", tfjsonpath.New("cpu").AtMapKey("mode"), knownvalue.StringExact("host-model")),
+			statecheck.ExpectKnownValue("libvirt_domain.host_model", tfjsonpath.New("cpu").AtMapKey("check"), knownvalue.Null()),
+			statecheck.ExpectKnownValue("libvirt_domain.maximum", tfjsonpath.New("cpu").AtMapKey("mode"), knownvalue.StringExact("maximum")),
+			statecheck.ExpectKnownValue("libvirt_domain.maximum", tfjsonpath.New("cpu").AtMapKey("check"), knownvalue.Null()),
 		),
 	})
 }
