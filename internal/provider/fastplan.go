@@ -398,3 +398,40 @@ func hasValidators(a schema.Attribute) bool {
 	}
 	return false
 }
+
+func (fp *fastPlanner) read(ctx context.Context, client *libvirtconn.Client, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	current, err := req.CurrentState.Unmarshal(fp.objType)
+	if err != nil {
+		return nil, err
+	}
+	resp := &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private}
+	if current.IsNull() {
+		return resp, nil
+	}
+	r := fp.newResource()
+	if rc, ok := r.(resource.ResourceWithConfigure); ok {
+		var cresp resource.ConfigureResponse
+		var data any
+		if client != nil {
+			data = client
+		}
+		rc.Configure(ctx, resource.ConfigureRequest{ProviderData: data}, &cresp)
+		if cresp.Diagnostics.HasError() {
+			resp.Diagnostics = toProtoDiagnostics(cresp.Diagnostics)
+			return resp, nil
+		}
+	}
+	state := tfsdk.State{Schema: fp.schema, Raw: current}
+	rresp := resource.ReadResponse{State: state}
+	r.Read(ctx, resource.ReadRequest{State: state}, &rresp)
+	resp.Diagnostics = toProtoDiagnostics(rresp.Diagnostics)
+	if rresp.Diagnostics.HasError() {
+		return resp, nil
+	}
+	newState, err := tfprotov6.NewDynamicValue(fp.objType, rresp.State.Raw)
+	if err != nil {
+		return nil, err
+	}
+	resp.NewState = &newState
+	return resp, nil
+}

@@ -107,3 +107,16 @@ func (s *protocolServer) ValidateResourceConfig(ctx context.Context, req *tfprot
 	}
 	return fp.validate(ctx, req)
 }
+
+// ReadResource of a tree resource calls the resource's Read directly: the
+// framework's generic path compares every top-level attribute for semantic
+// equality and rewrites the whole value for write-only attributes, neither of
+// which the tree has, and each costs a walk over the large schema.
+func (s *protocolServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	s.plannersOnce.Do(func() { s.planners = s.buildPlanners(ctx) })
+	fp, ok := s.planners[req.TypeName]
+	if !ok || req.CurrentState == nil {
+		return s.ProviderServer.ReadResource(ctx, req)
+	}
+	return fp.read(ctx, s.provider.client, req)
+}
