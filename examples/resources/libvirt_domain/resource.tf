@@ -46,9 +46,10 @@ resource "libvirt_domain" "web1" {
   running     = true
   autostart   = true
 
-  # No machine: libvirt picks the default. For UEFI set firmware = "efi"
-  # (needs the host's OVMF package; libvirt selects the firmware and keeps a
-  # per-domain NVRAM copy, which is deleted with the domain).
+  # No machine: libvirt picks the default (pc). For UEFI write
+  # os = { type = "hvm", firmware = "efi" }: libvirt selects OVMF from the
+  # host's firmware descriptors (Debian: package ovmf), needs features.acpi,
+  # and keeps a per-domain NVRAM copy that is deleted with the domain.
   os       = { type = "hvm" }
   features = { acpi = {}, apic = {} } # ACPI: graceful shutdown and PCI hot-plug
 
