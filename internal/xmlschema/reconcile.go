@@ -18,7 +18,8 @@ import (
 //     is stored.
 //   - An attribute the user set takes libvirt's value, so drift shows in the
 //     next plan, but a value that means the same (1 GiB as 1048576 KiB, slot
-//     0x3 as 0x03, a MAC in other case) keeps the user's spelling.
+//     0x3 as 0x03, a MAC in other case, the machine alias q35 for
+//     pc-q35-7.2) keeps the user's spelling.
 //   - List elements are matched by identity (disk target, MAC), else by the
 //     first live element that agrees with everything the user set, never
 //     blindly by position; elements the user did not list are dropped unless
