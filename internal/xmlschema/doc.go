@@ -16,8 +16,10 @@
 //   - Numbers are int64; strings stay strings, including libvirt's "yes"/"no".
 //   - Where libvirtxml derives an XML attribute from which member of a choice
 //     struct is set (an interface's type from its source), the engine adds that
-//     attribute as "type" beside the choice: setting either side is enough; on
-//     read both are filled.
+//     attribute as "type" beside the choice: setting either side is enough
+//     (the type alone creates its member empty). State keeps what the user
+//     wrote; an import fills both. Without either, libvirtxml's own default
+//     applies (a <serial> is a pty).
 //   - A struct type appears at most once on any path from the root: recursive
 //     members (backing chains) stop after the first level.
 //
