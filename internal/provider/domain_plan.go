@@ -37,7 +37,10 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if changed(plan["type"], state["type"]) {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("type"))
 	}
-	if changed(nestedAttr(plan["os"], "type_arch"), nestedAttr(state["os"], "type_arch")) {
+	// A null architecture is libvirt's choice (the host's), not a change:
+	// state holds libvirt's value after an import, and replacing a guest
+	// because the configuration leaves the default unwritten would destroy it.
+	if arch := nestedAttr(plan["os"], "type_arch"); !arch.IsNull() && changed(arch, nestedAttr(state["os"], "type_arch")) {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("os").AtName("type_arch"))
 	}
 	if len(resp.RequiresReplace) > 0 {

@@ -130,20 +130,34 @@ func removeNetworkLeftovers(t *testing.T, nets ...string) {
 }
 
 // testCheckImportedDomain checks what import read from libvirt.
-func testCheckImportedDomain(uuid, name, prefix string) resource.ImportStateCheckFunc {
+func testCheckImportedDomain(uuid *string, name, prefix string) resource.ImportStateCheckFunc {
 	return func(s []*terraform.InstanceState) error {
-		if len(s) != 1 {
-			return fmt.Errorf("import: want one instance, got %d", len(s))
+		// a persisted import lists every instance of the state
+		var found []*terraform.InstanceState
+		for _, is := range s {
+			if is.ID == *uuid {
+				found = append(found, is)
+			}
 		}
+		if len(found) != 1 {
+			return fmt.Errorf("import: want one instance with id %s, got %d of %d", *uuid, len(found), len(s))
+		}
+		s = found
 		want := map[string]string{
-			"id":                                   uuid,
+			"id":                                   *uuid,
 			"name":                                 name,
 			"running":                              "true",
 			"vcpu":                                 "2",
 			"devices.disks.0.source.volume.volume": prefix + "-root.qcow2",
-			"devices.disks.1.device":               "cdrom",
 			"devices.interfaces.0.mac.address":     "52:54:00:23:37:01",
 			"devices.interfaces.0.source.network.network": prefix + "-net",
+		}
+		cdrom := false
+		for i := 0; i < 3; i++ {
+			cdrom = cdrom || s[0].Attributes[fmt.Sprintf("devices.disks.%d.device", i)] == "cdrom"
+		}
+		if !cdrom {
+			return fmt.Errorf("import: no cdrom among the disks")
 		}
 		for k, v := range want {
 			if got := s[0].Attributes[k]; got != v {
@@ -152,6 +166,16 @@ func testCheckImportedDomain(uuid, name, prefix string) resource.ImportStateChec
 		}
 		return nil
 	}
+}
+
+// forgetDomain replaces the domain resource of a configuration by a removed
+// block, which drops it from state without destroying it.
+func forgetDomain(cfg string) string {
+	return cfg[:strings.Index(cfg, `resource "libvirt_domain" "test"`)] + `
+removed {
+  from = libvirt_domain.test
+}
+`
 }
 
 // fullDomain are the knobs of testAccDomainFullConfig.
@@ -407,13 +431,27 @@ func TestAccDomain_full(t *testing.T) {
 				ResourceName:     addr,
 				ImportState:      true,
 				ImportStateId:    renamed,
-				ImportStateCheck: testCheckImportedDomain(uuid, renamed, prefix),
+				ImportStateCheck: testCheckImportedDomain(&uuid, renamed, prefix),
 			},
 			{
+				// forget the domain (removed block, no destroy) to import it for real
+				Config: forgetDomain(testAccDomainFullConfig(prefix, rename)),
+				Check:  testCheckVirsh(regexp.MustCompile(`(?m)^State:\s+running$`), "dominfo", renamed),
+			},
+			{
+				// an import step's configuration is used as written: name the
+				// provider's source (other steps get it from the factories)
+				Config: `
+terraform {
+  required_providers {
+    libvirt = { source = "virtxml/libvirt" }
+  }
+}
+` + testAccDomainFullConfig(prefix, rename),
 				ResourceName:       addr,
 				ImportState:        true,
 				ImportStateIdFunc:  func(*terraform.State) (string, error) { return uuid, nil },
-				ImportStateCheck:   testCheckImportedDomain(uuid, renamed, prefix),
+				ImportStateCheck:   testCheckImportedDomain(&uuid, renamed, prefix),
 				ImportStatePersist: true,
 			},
 			{

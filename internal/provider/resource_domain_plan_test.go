@@ -67,12 +67,19 @@ func TestDomainModifyPlan(t *testing.T) {
 		{"rename", func(d *libvirtxml.Domain) { d.Name = "plan-test-2" }, true, false, "Renaming restarts the domain", nil},
 		{"type", func(d *libvirtxml.Domain) { d.Type = "kvm" }, true, false, "", []path.Path{path.Root("type")}},
 		{"arch", func(d *libvirtxml.Domain) { d.OS.Type.Arch = "i686" }, false, false, "", []path.Path{path.Root("os").AtName("type_arch")}},
+		// state from an import holds libvirt's arch; a configuration without it is no replacement
+		{"arch left to libvirt", nil, false, false, "", nil},
 	}
 	s := domainSchema()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			state := planDomainValue(t, planTestDomain(nil), c.running, false)
-			plan := planDomainValue(t, planTestDomain(c.mut), c.running, c.restartOnChange)
+			state := planDomainValue(t, planTestDomain(func(d *libvirtxml.Domain) { d.OS.Type.Arch = "x86_64" }), c.running, false)
+			plan := planDomainValue(t, planTestDomain(func(d *libvirtxml.Domain) {
+				if c.mut != nil {
+					d.OS.Type.Arch = "x86_64"
+					c.mut(d)
+				}
+			}), c.running, c.restartOnChange)
 			req := resource.ModifyPlanRequest{
 				Plan:  tfsdk.Plan{Raw: plan, Schema: s},
 				State: tfsdk.State{Raw: state, Schema: s},
