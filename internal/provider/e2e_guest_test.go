@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -212,6 +213,7 @@ func TestAccE2E_guest(t *testing.T) {
 
 	oneAddress := knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact(e2eHost1.ip)})
 	var domID int32
+	var bridge networkBridgeIfindex
 	var started time.Time
 	resource.Test(t, resource.TestCase{
 		PreCheck: func() {
@@ -233,6 +235,9 @@ func TestAccE2E_guest(t *testing.T) {
 					statecheck.ExpectKnownValue("data.libvirt_domain_interface_addresses.lease",
 						tfjsonpath.New("interfaces").AtSliceIndex(0).AtMapKey("hwaddr"), knownvalue.StringExact(e2eHost1.mac)),
 					statecheck.ExpectKnownValue("data.libvirt_domain_interface_addresses.agent", tfjsonpath.New("ipv4_addresses"), oneAddress),
+					// The seed ISO lives where CheckDestroy looks for leftovers.
+					statecheck.ExpectKnownValue("libvirt_cloudinit_disk.seed", tfjsonpath.New("path"),
+						knownvalue.StringRegexp(regexp.MustCompile("^"+regexp.QuoteMeta(seedDir)+`/[^/]+\.iso$`))),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(*terraform.State) error {
@@ -243,6 +248,7 @@ func TestAccE2E_guest(t *testing.T) {
 						return testAccWaitGuestHostname(t, e2eName, e2eHostname, 3*time.Minute)
 					},
 					e2eRecordDomID(t, &domID),
+					bridge.record(e2eName+"-net"),
 				),
 			},
 			{
@@ -266,6 +272,7 @@ func TestAccE2E_guest(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					testAccCheckNetworkHosts(e2eName+"-net", []testAccNetworkHost{e2eHost1, e2eHost2}, nil),
 					e2eCheckSameDomID(t, &domID),
+					bridge.unchanged(e2eName+"-net"),
 				),
 			},
 		},
