@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,11 @@ func TestAccDomain_generateConfig(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
-	const name = "tfacc-dom-gencfg"
+	t.Run("stopped", func(t *testing.T) { testAccDomainGenerateConfig(t, "tfacc-dom-gencfg", false) })
+	t.Run("running", func(t *testing.T) { testAccDomainGenerateConfig(t, "tfacc-dom-gencfg-run", true) })
+}
+
+func testAccDomainGenerateConfig(t *testing.T, name string, running bool) {
 	removeDomainLeftovers(t, name)
 	removeNetworkLeftovers(t, name+"-net")
 	removeStorageLeftovers(t, name+".qcow2")
@@ -35,7 +40,7 @@ func TestAccDomain_generateConfig(t *testing.T) {
 	}
 
 	netXML := filepath.Join(dir, "net.xml")
-	mustWrite(t, netXML, fmt.Sprintf(`<network><name>%s-net</name><ip address='10.233.9.1' prefix='24'/></network>`, name))
+	mustWrite(t, netXML, fmt.Sprintf(`<network><name>%s-net</name><ip address=%q prefix='24'/></network>`, name, map[bool]string{false: "10.233.9.1", true: "10.233.8.1"}[running]))
 	mustVirsh(t, "net-define", netXML)
 	t.Cleanup(func() { removeNetworkLeftovers(t, name+"-net") })
 	mustVirsh(t, "net-start", name+"-net")
@@ -63,6 +68,9 @@ func TestAccDomain_generateConfig(t *testing.T) {
 </domain>`, testAccDomainType(), name, volPath, name))
 	mustVirsh(t, "define", domXML)
 	t.Cleanup(func() { removeDomainLeftovers(t, name) })
+	if running {
+		mustVirsh(t, "start", name)
+	}
 
 	cliConfig := filepath.Join(dir, "cli.tfrc")
 	mustWrite(t, cliConfig, fmt.Sprintf(`provider_installation {
@@ -109,7 +117,6 @@ import {
 		t.Fatal(err)
 	}
 	t.Logf("generated configuration:\n%s", generated)
-	// the domain is stopped and stays so; destroy would not wait for ACPI
 	if out, code := tofu("apply", "-input=false", "-no-color", "-auto-approve"); code != 0 {
 		t.Fatalf("apply of the import failed (exit %d):\n%s", code, out)
 	}
@@ -117,8 +124,12 @@ import {
 	if code != 0 {
 		t.Fatalf("the plan after importing with the generated configuration is not empty (exit %d):\n%s", code, out)
 	}
-	if _, err := virsh("domuuid", name); err != nil {
-		t.Fatalf("the imported domain is gone: %v", err)
+	state := "shut off"
+	if running {
+		state = "running"
+	}
+	if err := testCheckVirsh(regexp.MustCompile(`(?m)^State:\s+`+state+`$`), "dominfo", name)(nil); err != nil {
+		t.Fatalf("the imported domain changed: %v", err)
 	}
 }
 
