@@ -5,9 +5,9 @@ provider "registry.opentofu.org/virtxml/libvirt" {
   version     = "0.1.0"
   constraints = ">= 0.1.0"
   hashes = [
-    "h1:7/Go4WH1kxtLizPpRmcFixKyDakWuSCw+gVAU8mbQuc=",
-    "h1:N/9kmN9R7zZviB0pT2RydyVgJdnaj3KeXQnosu6LCeI=",
-    "h1:QJ7tvsQ1HdgCj4QTTvcW1KnxbPkDYeO3KEOCrY4ROrc=",
-    "h1:iiEMuFs05eEbTjevmDFOhGxpaC7IglIiwDWGZs6ICXQ=",
+    "h1:QayVQ/NHzz9SO3wUGpLIl/PLxplMFpAHEeTBAvJG5+0=",
+    "h1:aGnb/OKRRXXP0v44EJV28P6e1fZSSbNGEXMvy/Pr7Eg=",
+    "h1:dBiy/UyG9VlDAg1mjiny/lNldtT+xxx7AjubMaSm5tE=",
+    "h1:muV/BXZtLKMLwrJDqouSMr1AjaprCGDaqLaxIpRON28=",
   ]
 }
