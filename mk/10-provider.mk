@@ -1,9 +1,9 @@
-VERSION ?= 0.0.0-dev
+VERSION ?= $(shell cat VERSION)
 BINARY  := terraform-provider-libvirt
 
 .PHONY: build unit
 build: ## Build the provider binary
-	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BINARY) .
+	CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=$(VERSION)" -o $(BINARY) .
 
 unit: ## Unit tests (no libvirtd needed)
 	go test ./...

@@ -28,7 +28,7 @@ log() { printf '[install-local %s] %s\n' "$(date +%T)" "$*"; }
 t=$SECONDS
 build_dir=$(mktemp -d)
 trap 'rm -rf "$build_dir"' EXIT
-CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$VERSION" \
+CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=$VERSION" \
   -o "$build_dir/terraform-provider-libvirt_v$VERSION" .
 log "built provider $VERSION in $((SECONDS - t))s"
 

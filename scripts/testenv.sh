@@ -67,6 +67,7 @@ ensure_packages() {
 ensure_libvirtd() {
   mkdir -p /var/run/libvirt /var/log/libvirt
   ensure_kvm_device_mode
+  ensure_swtpm_localca
   if ! pgrep -x virtlogd >/dev/null; then
     log "starting virtlogd"
     virtlogd -d
@@ -92,6 +93,15 @@ ensure_libvirtd() {
 # root) then sees KVM while its validity check (as libvirt-qemu) does not, so it
 # re-probes QEMU on every lookup: each define/start waits minutes under load.
 # Debian's udev rule gives the device to group kvm, mode 0660; do the same.
+# swtpm_setup runs as user tss and needs the local CA folder (and its lock
+# file) writable; a first use as root leaves them root-owned.
+ensure_swtpm_localca() {
+  id tss >/dev/null 2>&1 || return 0
+  mkdir -p /var/lib/swtpm-localca
+  chown -R tss:root /var/lib/swtpm-localca
+  chmod 0750 /var/lib/swtpm-localca
+}
+
 ensure_kvm_device_mode() {
   [[ -c /dev/kvm ]] || return 0
   getent group kvm >/dev/null || return 0

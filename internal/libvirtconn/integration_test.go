@@ -103,9 +103,14 @@ func TestIntegrationTestDriverThroughDaemon(t *testing.T) {
 	if gotURI != "test:///default" {
 		t.Errorf("daemon opened %q", gotURI)
 	}
-	// The test driver's default configuration has one domain named "test".
-	if len(names) != 1 || names[0] != "test" {
-		t.Errorf("domains = %v, want [test]", names)
+	// The test driver's default configuration has a domain named "test"
+	// (other tests may add their own to the daemon's shared test driver).
+	found := false
+	for _, n := range names {
+		found = found || n == "test"
+	}
+	if !found {
+		t.Errorf("domains = %v, want the test driver's default domain \"test\" among them", names)
 	}
 }
 
