@@ -284,6 +284,7 @@ func (r *volumeResource) read(ctx context.Context, key string, prior map[string]
 	var priorDoc map[string]tftypes.Value
 	if prior != nil {
 		priorDoc = docValues(types, prior)
+		keepRawFormat(priorDoc, &doc)
 	} else {
 		pruneImportedVolume(&doc)
 	}
@@ -504,3 +505,17 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 }
 
 func (r *volumeResource) documentModel() documentModel { return xmlschema.StorageVolume() }
+
+// keepRawFormat keeps a user's format "raw" when libvirt reports the content
+// it probed instead (a dir pool reports an uploaded ISO image as "iso"): for
+// libvirt both mean the bytes are used as they are.
+func keepRawFormat(prior map[string]tftypes.Value, doc *libvirtxml.StorageVolume) {
+	if doc.Target == nil || doc.Target.Format == nil || doc.Target.Format.Type != "iso" {
+		return
+	}
+	format := nestedAttr(nestedAttr(prior["target"], "format"), "type")
+	var s string
+	if format.IsKnown() && !format.IsNull() && format.As(&s) == nil && s == "raw" {
+		doc.Target.Format.Type = "raw"
+	}
+}
