@@ -5,9 +5,9 @@ provider "registry.opentofu.org/virtxml/libvirt" {
   version     = "0.1.0"
   constraints = ">= 0.1.0"
   hashes = [
-    "h1:QayVQ/NHzz9SO3wUGpLIl/PLxplMFpAHEeTBAvJG5+0=",
-    "h1:aGnb/OKRRXXP0v44EJV28P6e1fZSSbNGEXMvy/Pr7Eg=",
-    "h1:dBiy/UyG9VlDAg1mjiny/lNldtT+xxx7AjubMaSm5tE=",
-    "h1:muV/BXZtLKMLwrJDqouSMr1AjaprCGDaqLaxIpRON28=",
+    "h1:H3nB7Bhoc1Ul/VsUJjor+Zv1LWnudqFZPXhFjKWRmVU=",
+    "h1:VztPpM7GHbpZqusnFIYo1yd42F6G+okcoZN+cUNhgUE=",
+    "h1:hXGJpYYgNi+TAbyHPbt3cRsPNRQrn3V7h/zv5iRcVuc=",
+    "h1:wW2XOMbasgu6f816A6ryIti8pBZvy01lAv/sGn8S4S8=",
   ]
 }
