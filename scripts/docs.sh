@@ -123,6 +123,14 @@ check_examples() {
     cp "$f" "$dir/"
     validate_examples "$dir" "$f" snippet || bad=1
   done
+  # Whole example configurations (quickstart, two-vms-nat): validated as they are.
+  for f in examples/*/main.tf; do
+    [[ -f $f ]] || continue
+    dir=$work/ex/$(dirname "$f" | tr / _)
+    mkdir -p "$dir"
+    cp "$(dirname "$f")"/*.tf "$dir/"
+    validate_examples "$dir" "$(dirname "$f")" || bad=1
+  done
   for f in templates/guides/*.md.tmpl templates/index.md.tmpl; do
     [[ -f $f ]] || continue
     dir=$work/ex/$(basename "$f" .md.tmpl)
