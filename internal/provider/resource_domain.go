@@ -283,29 +283,15 @@ func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest,
 }
 
 func (r *domainResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
-		return
-	}
-	var uuid string
-	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
-		var dom libvirt.Domain
-		var err error
-		if u, perr := libvirtUUID(req.ID); perr == nil {
-			dom, err = l.DomainLookupByUUID(u)
-		} else {
-			dom, err = l.DomainLookupByName(req.ID)
-		}
-		if err != nil {
-			return err
-		}
-		uuid = uuidString(dom.UUID)
-		return nil
-	})
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot import domain", fmt.Sprintf("no domain with UUID or name %q: %v", req.ID, err))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), uuid)...)
+	importByUUIDOrName(ctx, r.client, "domain", req, resp,
+		func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
+			o, err := l.DomainLookupByUUID(u)
+			return o.UUID, err
+		},
+		func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
+			o, err := l.DomainLookupByName(name)
+			return o.UUID, err
+		})
 }
 
 func (r *domainResource) documentModel() documentModel { return xmlschema.Domain() }

@@ -516,29 +516,15 @@ func (r *networkResource) Delete(ctx context.Context, req resource.DeleteRequest
 }
 
 func (r *networkResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
-		return
-	}
-	var uuid string
-	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
-		var net libvirt.Network
-		var err error
-		if u, perr := libvirtUUID(req.ID); perr == nil {
-			net, err = l.NetworkLookupByUUID(u)
-		} else {
-			net, err = l.NetworkLookupByName(req.ID)
-		}
-		if err != nil {
-			return err
-		}
-		uuid = uuidString(net.UUID)
-		return nil
-	})
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot import network", fmt.Sprintf("no network with UUID or name %q: %v", req.ID, err))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), uuid)...)
+	importByUUIDOrName(ctx, r.client, "network", req, resp,
+		func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
+			o, err := l.NetworkLookupByUUID(u)
+			return o.UUID, err
+		},
+		func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
+			o, err := l.NetworkLookupByName(name)
+			return o.UUID, err
+		})
 }
 
 // ModifyPlan makes the plan say what an update does: DHCP host and DNS host

@@ -378,29 +378,15 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 }
 
 func (r *poolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
-		return
-	}
-	var uuid string
-	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
-		var pool libvirt.StoragePool
-		var err error
-		if u, perr := libvirtUUID(req.ID); perr == nil {
-			pool, err = l.StoragePoolLookupByUUID(u)
-		} else {
-			pool, err = l.StoragePoolLookupByName(req.ID)
-		}
-		if err != nil {
-			return err
-		}
-		uuid = uuidString(pool.UUID)
-		return nil
-	})
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot import pool", fmt.Sprintf("no storage pool with UUID or name %q: %v", req.ID, err))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), uuid)...)
+	importByUUIDOrName(ctx, r.client, "storage pool", req, resp,
+		func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
+			o, err := l.StoragePoolLookupByUUID(u)
+			return o.UUID, err
+		},
+		func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
+			o, err := l.StoragePoolLookupByName(name)
+			return o.UUID, err
+		})
 }
 
 func (r *poolResource) documentModel() documentModel { return xmlschema.StoragePool() }
