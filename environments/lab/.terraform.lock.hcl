@@ -5,9 +5,9 @@ provider "registry.opentofu.org/virtxml/libvirt" {
   version     = "0.1.0"
   constraints = ">= 0.1.0"
   hashes = [
-    "h1:H3nB7Bhoc1Ul/VsUJjor+Zv1LWnudqFZPXhFjKWRmVU=",
-    "h1:VztPpM7GHbpZqusnFIYo1yd42F6G+okcoZN+cUNhgUE=",
-    "h1:hXGJpYYgNi+TAbyHPbt3cRsPNRQrn3V7h/zv5iRcVuc=",
-    "h1:wW2XOMbasgu6f816A6ryIti8pBZvy01lAv/sGn8S4S8=",
+    "h1:0kZ4vXXKK7kHF4PtfIel98jtVY8BC7IxbCnbbBA8Ens=",
+    "h1:rhRmMTtADqmQyGW3m0tsyr5gnxLhZ41jpijrV59xw2E=",
+    "h1:stwtAOoQrJIQvcf44f50zMrGdPUrZ8vYrDwJ9jMBQXM=",
+    "h1:vSu1+WrtHzaP73MLcBM73irBsunUlOiX+YCcHs+OCP8=",
   ]
 }
