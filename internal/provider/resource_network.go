@@ -160,7 +160,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		resp.Diagnostics.AddError("Cannot read network after create", fmt.Sprint(err)+r.removeAfterFailure(ctx, net))
 		return
 	}
-	resp.State.Raw = buildObject(req.Plan.Raw.Type(), state.doc, state.own)
+	resp.State.Raw = state.object(req.Plan.Raw.Type())
 }
 
 // removeAfterFailure stops and undefines a network a failed create left
@@ -186,15 +186,9 @@ func (r *networkResource) removeAfterFailure(ctx context.Context, net libvirt.Ne
 	}
 }
 
-// networkRead is what read found: the reconciled document and own attributes.
-type networkRead struct {
-	doc map[string]tftypes.Value
-	own map[string]tftypes.Value
-}
-
 // read fetches the persistent definition and autostart flag and reconciles
 // them with prior (nil on import).
-func (r *networkResource) read(ctx context.Context, net libvirt.Network, prior map[string]tftypes.Value) (*networkRead, bool, error) {
+func (r *networkResource) read(ctx context.Context, net libvirt.Network, prior map[string]tftypes.Value) (*treeRead, bool, error) {
 	var xml string
 	var autostart, active int32
 	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
@@ -223,7 +217,7 @@ func (r *networkResource) read(ctx context.Context, net libvirt.Network, prior m
 	if prior != nil {
 		priorDoc = docValues(model.AttributeTypes(), prior)
 	}
-	return &networkRead{
+	return &treeRead{
 		doc: model.Reconcile(priorDoc, model.ToValues(&doc)),
 		own: map[string]tftypes.Value{
 			"id":        tfString(doc.UUID),
@@ -256,15 +250,7 @@ func (r *networkResource) Read(ctx context.Context, req resource.ReadRequest, re
 		prior = nil
 	}
 	state, found, err := r.read(ctx, net, prior)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read network", err.Error())
-		return
-	}
-	if !found {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.State.Raw = buildObject(req.State.Raw.Type(), state.doc, state.own)
+	storeRead(ctx, resp, "network", state, found, err)
 }
 
 func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -317,7 +303,7 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		// keep what was applied before the failure: the next plan shows the rest
 		if state, found, rerr := r.read(ctx, net, prior); rerr == nil && found {
-			resp.State.Raw = buildObject(req.State.Raw.Type(), state.doc, state.own)
+			resp.State.Raw = state.object(req.State.Raw.Type())
 		}
 		return
 	}
@@ -326,7 +312,7 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.AddError("Cannot read network after update", fmt.Sprint(err))
 		return
 	}
-	resp.State.Raw = buildObject(req.Plan.Raw.Type(), state.doc, state.own)
+	resp.State.Raw = state.object(req.Plan.Raw.Type())
 }
 
 // redefineAndRestart replaces the persistent definition and restarts the

@@ -185,17 +185,12 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 		resp.Diagnostics.AddError("Cannot read pool after create", fmt.Sprint(err))
 		return
 	}
-	resp.State.Raw = buildObject(req.Plan.Raw.Type(), state.doc, state.own)
-}
-
-type poolRead struct {
-	doc map[string]tftypes.Value
-	own map[string]tftypes.Value
+	resp.State.Raw = state.object(req.Plan.Raw.Type())
 }
 
 // read fetches the pool document and autostart flag and reconciles them with
 // prior (nil on import: then only what a configuration typically sets is kept).
-func (r *poolResource) read(ctx context.Context, pool libvirt.StoragePool, prior map[string]tftypes.Value) (*poolRead, bool, error) {
+func (r *poolResource) read(ctx context.Context, pool libvirt.StoragePool, prior map[string]tftypes.Value) (*treeRead, bool, error) {
 	var xml string
 	var autostart int32
 	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
@@ -232,7 +227,7 @@ func (r *poolResource) read(ctx context.Context, pool libvirt.StoragePool, prior
 	} else {
 		own["delete_volumes"] = tfBool(false)
 	}
-	return &poolRead{doc: model.Reconcile(priorDoc, model.ToValues(&doc)), own: own}, true, nil
+	return &treeRead{doc: model.Reconcile(priorDoc, model.ToValues(&doc)), own: own}, true, nil
 }
 
 // pruneImportedPool keeps what a configuration sets: libvirt reports target
@@ -271,15 +266,7 @@ func (r *poolResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		prior = nil
 	}
 	state, found, err := r.read(ctx, pool, prior)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read pool", err.Error())
-		return
-	}
-	if !found {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.State.Raw = buildObject(req.State.Raw.Type(), state.doc, state.own)
+	storeRead(ctx, resp, "pool", state, found, err)
 }
 
 // Update applies autostart; delete_volumes only lives in state. ModifyPlan
@@ -312,7 +299,7 @@ func (r *poolResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		resp.Diagnostics.AddError("Cannot read pool after update", fmt.Sprint(err))
 		return
 	}
-	resp.State.Raw = buildObject(req.Plan.Raw.Type(), state.doc, state.own)
+	resp.State.Raw = state.object(req.Plan.Raw.Type())
 }
 
 func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

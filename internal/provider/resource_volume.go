@@ -241,7 +241,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		resp.Diagnostics.AddError("Cannot read volume after create", msg)
 		return
 	}
-	resp.State.Raw = buildObject(req.Plan.Raw.Type(), state.doc, state.own)
+	resp.State.Raw = state.object(req.Plan.Raw.Type())
 }
 
 // contentURL returns create.content.url, "" when not set.
@@ -252,13 +252,8 @@ func contentURL(attrs map[string]tftypes.Value) string {
 	return url
 }
 
-type volumeRead struct {
-	doc map[string]tftypes.Value
-	own map[string]tftypes.Value
-}
-
 // read fetches the volume by key and reconciles it with prior (nil on import).
-func (r *volumeResource) read(ctx context.Context, key string, prior map[string]tftypes.Value) (*volumeRead, bool, error) {
+func (r *volumeResource) read(ctx context.Context, key string, prior map[string]tftypes.Value) (*treeRead, bool, error) {
 	var xml string
 	var vol libvirt.StorageVol
 	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
@@ -310,7 +305,7 @@ func (r *volumeResource) read(ctx context.Context, key string, prior map[string]
 			own[name] = tftypes.NewValue(objType(name), nil)
 		}
 	}
-	return &volumeRead{doc: model.Reconcile(priorDoc, model.ToValues(&doc)), own: own}, true, nil
+	return &treeRead{doc: model.Reconcile(priorDoc, model.ToValues(&doc)), own: own}, true, nil
 }
 
 // volumeOwnTypes are the tftypes of the object-valued own attributes.
@@ -348,15 +343,7 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 		prior = nil
 	}
 	state, found, err := r.read(ctx, key, prior)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read volume", err.Error())
-		return
-	}
-	if !found {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.State.Raw = buildObject(req.State.Raw.Type(), state.doc, state.own)
+	storeRead(ctx, resp, "volume", state, found, err)
 }
 
 // Update grows the volume; ModifyPlan replaces it for anything else.
@@ -393,7 +380,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 		resp.Diagnostics.AddError("Cannot read volume after update", fmt.Sprintf("volume %s: %v", key, err))
 		return
 	}
-	resp.State.Raw = buildObject(req.Plan.Raw.Type(), state.doc, state.own)
+	resp.State.Raw = state.object(req.Plan.Raw.Type())
 }
 
 func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -1,11 +1,13 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -118,4 +120,28 @@ func boolAttr(attrs map[string]tftypes.Value, name string) (bool, bool) {
 		return false, false
 	}
 	return b, true
+}
+
+// treeRead is what the read of a tree resource found: the reconciled
+// document attributes and the resource's own attributes.
+type treeRead struct {
+	doc map[string]tftypes.Value
+	own map[string]tftypes.Value
+}
+
+// object assembles the resource object of type t from the read.
+func (r *treeRead) object(t tftypes.Type) tftypes.Value { return buildObject(t, r.doc, r.own) }
+
+// storeRead ends the Read of a tree resource: an object libvirt no longer
+// has leaves the state; otherwise what was read becomes the new state.
+func storeRead(ctx context.Context, resp *resource.ReadResponse, kind string, read *treeRead, found bool, err error) {
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read "+kind, err.Error())
+		return
+	}
+	if !found {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.State.Raw = read.object(resp.State.Raw.Type())
 }
