@@ -5,9 +5,9 @@ provider "registry.opentofu.org/virtxml/libvirt" {
   version     = "0.1.0"
   constraints = ">= 0.1.0"
   hashes = [
-    "h1:0kZ4vXXKK7kHF4PtfIel98jtVY8BC7IxbCnbbBA8Ens=",
-    "h1:rhRmMTtADqmQyGW3m0tsyr5gnxLhZ41jpijrV59xw2E=",
-    "h1:stwtAOoQrJIQvcf44f50zMrGdPUrZ8vYrDwJ9jMBQXM=",
-    "h1:vSu1+WrtHzaP73MLcBM73irBsunUlOiX+YCcHs+OCP8=",
+    "h1:D8Lf54cvPibSTFVjOV0JtCL74JsqKiTK2xAwkmZgXho=",
+    "h1:MtJJhpaLkIWuOjhhp6qf6XwAuh9/Ykxj6VuQ3U+LGWQ=",
+    "h1:pmlEgpnlCCZQr7sPNpVc0jR3ahOKIPgJ3qSfb57m21M=",
+    "h1:w+/s/81GL0jm9Q86Tyg6EPkwHfRBljxGgP2vPQbqMVw=",
   ]
 }
