@@ -8,9 +8,12 @@ build: ## Build the provider binary
 unit: ## Unit tests (no libvirtd needed)
 	go test ./...
 
-.PHONY: bench-plan bench-provider
-bench-plan: ## tofu plan/apply over 100 domains vs 100 terraform_data (wall time, libvirt calls)
+.PHONY: bench-plan bench-plan-sweep bench-provider
+bench-plan: ## tofu plan/apply over 100 domains vs 100 terraform_data and a no-op provider with the same schema (wall, CPU, libvirt calls)
 	bash scripts/bench-plan.sh 100
+
+bench-plan-sweep: ## bench-plan, plus the no-op provider's plan time for smaller (pruned) domain schemas
+	SWEEP=1 bash scripts/bench-plan.sh 100
 
 bench-provider: ## Provider-side plan, validate and schema benchmarks (no libvirtd needed)
 	go test ./internal/provider -run XXX -bench 'PlanResourceChange|ValidateResource|GetProviderSchema' -benchtime 50x
