@@ -69,7 +69,13 @@ timeit() { # label, then command; prints seconds
   local label=$1; shift
   rm -f "$TFPLV_RPC_COUNT_FILE".*
   local t0 t1
-  /usr/bin/time -o "$work/time" -f '%e %U %S' "$@" >"$work/out.log" 2>&1 || { cat "$work/out.log"; exit 1; }
+  local rc=0
+  /usr/bin/time -o "$work/time" -f '%e %U %S' "$@" >"$work/out.log" 2>&1 || rc=$?
+  if [ "$rc" != 0 ]; then # plan -detailed-exitcode: 2 means "changes", which a bench plan must not have
+    grep -E "Error|Plan:|must be replaced|will be (created|updated)" "$work/out.log" | head -20
+    echo "$label: exit $rc" >&2
+    exit 1
+  fi
   read -r wall user sys <"$work/time"
   # CPU: tofu and its provider processes together (user + system)
   printf '%-52s %6.2f s   CPU %5.2f s   libvirt calls: %s\n' "$label" "$wall" "$(echo "$user + $sys" | bc)" "$(rpc)"
@@ -85,7 +91,8 @@ floor_plan() { # label suffix; SCHEMA_FLOOR_MAX_SUBTREE selects the schema size
   local attrs
   attrs=$("$work/floorbin/terraform-provider-libvirt" count)
   rm -f terraform.tfstate terraform.tfstate.backup
-  "$TOFU" apply -auto-approve -input=false -parallelism=10 >"$work/out.log" 2>&1 || { cat "$work/out.log"; exit 1; }
+  "$TOFU" apply -auto-approve -input=false -parallelism=10 >"$work/out.log" 2>&1 || { tail -30 "$work/out.log"; exit 1; }
+  grep -q "Apply complete! Resources: $N added" "$work/out.log" || { echo "no-op provider: apply did not add $N" >&2; tail -5 "$work/out.log"; exit 1; }
   timeit "tofu plan, $N domains, no-op provider, $attrs attrs" "$TOFU" plan -input=false -lock=false -detailed-exitcode
 }
 (

@@ -63,26 +63,30 @@ func main() {
 
 type server struct {
 	tfprotov6.ProviderServer // the real provider, for everything not answered here
-	maxSubtree               int
-	types                    map[string]tftypes.Type
+	schema                   *tfprotov6.GetProviderSchemaResponse
+	types                    map[string]tftypes.Type // read-only after newServer
 }
 
+// newServer builds the (pruned) schema once, before any request: tofu caches
+// schemas, so a process may be asked to apply without being asked for it.
 func newServer(maxSubtree int) *server {
-	return &server{ProviderServer: provider.ProtocolServer("floor")(), maxSubtree: maxSubtree, types: map[string]tftypes.Type{}}
-}
-
-func (s *server) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
-	resp, err := s.ProviderServer.GetProviderSchema(ctx, req)
+	s := &server{ProviderServer: provider.ProtocolServer("floor")(), types: map[string]tftypes.Type{}}
+	resp, err := s.ProviderServer.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil || resp == nil {
-		return resp, err
+		log.Fatalf("schema-floor: provider schema: %v", err)
 	}
-	if d := resp.ResourceSchemas["libvirt_domain"]; d != nil && s.maxSubtree >= 0 {
-		d.Block.Attributes = prune(d.Block.Attributes, "", s.maxSubtree)
+	if d := resp.ResourceSchemas["libvirt_domain"]; d != nil && maxSubtree >= 0 {
+		d.Block.Attributes = prune(d.Block.Attributes, "", maxSubtree)
 	}
 	for name, sch := range resp.ResourceSchemas {
 		s.types[name] = sch.ValueType()
 	}
-	return resp, nil
+	s.schema = resp
+	return s
+}
+
+func (s *server) GetProviderSchema(context.Context, *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
+	return s.schema, nil
 }
 
 func prune(attrs []*tfprotov6.SchemaAttribute, prefix string, max int) []*tfprotov6.SchemaAttribute {
@@ -138,13 +142,10 @@ func (s *server) PlanResourceChange(_ context.Context, req *tfprotov6.PlanResour
 
 // ApplyResourceChange stores the plan, with values left unknown set to null.
 func (s *server) ApplyResourceChange(_ context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	if s.types[req.TypeName] == nil {
-		// tofu caches the schema, so this process may not have been asked for it
-		if _, err := s.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{}); err != nil {
-			return nil, err
-		}
+	typ, ok := s.types[req.TypeName]
+	if !ok {
+		return nil, fmt.Errorf("schema-floor: unknown resource type %q", req.TypeName)
 	}
-	typ := s.types[req.TypeName]
 	planned, err := req.PlannedState.Unmarshal(typ)
 	if err != nil {
 		return nil, err
