@@ -32,12 +32,6 @@ func testAccDomainGenerateConfig(t *testing.T, name string, running bool) {
 	removeStorageLeftovers(t, name+".qcow2")
 
 	dir := t.TempDir()
-	binDir := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "terraform-provider-libvirt"), ".")
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the provider: %v\n%s", err, out)
-	}
 
 	netXML := filepath.Join(dir, "net.xml")
 	mustWrite(t, netXML, fmt.Sprintf(`<network><name>%s-net</name><ip address=%q prefix='24'/></network>`, name, map[bool]string{false: "10.233.9.1", true: "10.233.8.1"}[running]))
@@ -72,6 +66,29 @@ func testAccDomainGenerateConfig(t *testing.T, name string, running bool) {
 		mustVirsh(t, "start", name)
 	}
 
+	generateConfigRoundTrip(t, dir, map[string]string{"libvirt_domain.imported": name})
+	state := "shut off"
+	if running {
+		state = "running"
+	}
+	if err := testCheckVirsh(regexp.MustCompile(`(?m)^State:\s+`+state+`$`), "dominfo", name)(nil); err != nil {
+		t.Fatalf("the imported domain changed: %v", err)
+	}
+}
+
+// generateConfigRoundTrip adopts existing libvirt objects the way a user
+// would: import blocks (address -> import id) and `tofu plan
+// -generate-config-out`, then apply. It fails unless the next plan of the
+// generated configuration is empty. It drives the tofu binary itself with a
+// provider binary built from this module (dev_overrides), in dir/work.
+func generateConfigRoundTrip(t *testing.T, dir string, imports map[string]string) {
+	t.Helper()
+	binDir := filepath.Join(dir, "bin")
+	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "terraform-provider-libvirt"), ".")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
 	cliConfig := filepath.Join(dir, "cli.tfrc")
 	mustWrite(t, cliConfig, fmt.Sprintf(`provider_installation {
   dev_overrides {
@@ -80,6 +97,10 @@ func testAccDomainGenerateConfig(t *testing.T, name string, running bool) {
   direct {}
 }
 `, binDir))
+	var blocks strings.Builder
+	for to, id := range imports {
+		fmt.Fprintf(&blocks, "import {\n  to = %s\n  id = %q\n}\n", to, id)
+	}
 	work := filepath.Join(dir, "work")
 	mustWrite(t, filepath.Join(work, "main.tf"), fmt.Sprintf(`terraform {
   required_providers {
@@ -87,11 +108,7 @@ func testAccDomainGenerateConfig(t *testing.T, name string, running bool) {
   }
 }
 %s
-import {
-  to = libvirt_domain.imported
-  id = %q
-}
-`, testAccProviderConfig(), name))
+%s`, testAccProviderConfig(), blocks.String()))
 
 	tofu := func(args ...string) (string, int) {
 		cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), args...)
@@ -117,19 +134,16 @@ import {
 		t.Fatal(err)
 	}
 	t.Logf("generated configuration:\n%s", generated)
+	for to := range imports {
+		if !strings.Contains(string(generated), fmt.Sprintf("resource %q %q", strings.Split(to, ".")[0], strings.Split(to, ".")[1])) {
+			t.Fatalf("the generated configuration has no block for %s", to)
+		}
+	}
 	if out, code := tofu("apply", "-input=false", "-no-color", "-auto-approve"); code != 0 {
 		t.Fatalf("apply of the import failed (exit %d):\n%s", code, out)
 	}
-	out, code := tofu("plan", "-input=false", "-no-color", "-detailed-exitcode")
-	if code != 0 {
+	if out, code := tofu("plan", "-input=false", "-no-color", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("the plan after importing with the generated configuration is not empty (exit %d):\n%s", code, out)
-	}
-	state := "shut off"
-	if running {
-		state = "running"
-	}
-	if err := testCheckVirsh(regexp.MustCompile(`(?m)^State:\s+`+state+`$`), "dominfo", name)(nil); err != nil {
-		t.Fatalf("the imported domain changed: %v", err)
 	}
 }
 
