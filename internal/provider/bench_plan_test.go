@@ -58,13 +58,37 @@ func planFixture(b *testing.B) (tfprotov6.ProviderServer, *tfprotov6.PlanResourc
 }
 
 // BenchmarkPlanResourceChangeDomain measures the provider side of planning one
-// unchanged domain (what tofu plan -refresh=false costs per domain).
+// unchanged domain (what tofu plan -refresh=false costs per domain), with
+// nothing in the decoded-value cache: every request value is decoded.
 func BenchmarkPlanResourceChangeDomain(b *testing.B) {
 	srv, req := planFixture(b)
+	benchPlan(b, srv, req, func() { resetValueCaches(srv) })
+}
+
+// BenchmarkPlanResourceChangeDomainAfterRead is the same plan when the prior
+// state is what this provider process returned from ReadResource (a refreshing
+// plan): the prior and proposed values come from the cache, the config is decoded.
+func BenchmarkPlanResourceChangeDomainAfterRead(b *testing.B) {
+	srv, req := planFixture(b)
+	fp := planner(b, srv)
+	prior, err := req.PriorState.Unmarshal(fp.objType)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchPlan(b, srv, req, func() {
+		resetValueCaches(srv)
+		fp.values.put(req.PriorState.MsgPack, prior) // as ReadResource's encode leaves it
+	})
+}
+
+func benchPlan(b *testing.B, srv tfprotov6.ProviderServer, req *tfprotov6.PlanResourceChangeRequest, before func()) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		before()
+		b.StartTimer()
 		resp, err := srv.PlanResourceChange(ctx, req)
 		if err != nil {
 			b.Fatal(err)
@@ -77,6 +101,28 @@ func BenchmarkPlanResourceChangeDomain(b *testing.B) {
 	}
 }
 
+// planner returns the domain's fast planner of a protocol server.
+func planner(tb testing.TB, srv tfprotov6.ProviderServer) *fastPlanner {
+	ps := srv.(*protocolServer)
+	ps.plannersOnce.Do(func() { ps.planners = ps.buildPlanners(context.Background()) })
+	fp := ps.planners["libvirt_domain"]
+	if fp == nil {
+		tb.Fatal("no fast planner for libvirt_domain")
+	}
+	return fp
+}
+
+// resetValueCaches empties the decoded-value caches of all tree resources.
+func resetValueCaches(srv tfprotov6.ProviderServer) {
+	ps := srv.(*protocolServer)
+	ps.plannersOnce.Do(func() { ps.planners = ps.buildPlanners(context.Background()) })
+	for _, fp := range ps.planners {
+		fp.values.mu.Lock()
+		fp.values.values = nil
+		fp.values.mu.Unlock()
+	}
+}
+
 // BenchmarkValidateResourceConfigDomain measures config validation of one domain.
 func BenchmarkValidateResourceConfigDomain(b *testing.B) {
 	srv, req := planFixture(b)
@@ -84,6 +130,9 @@ func BenchmarkValidateResourceConfigDomain(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		resetValueCaches(srv) // each config is decoded once
+		b.StartTimer()
 		if _, err := srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: "libvirt_domain", Config: req.Config}); err != nil {
 			b.Fatal(err)
 		}

@@ -43,6 +43,7 @@ type fastPlanner struct {
 	objType     tftypes.Type
 	model       documentModel
 	own         map[string]schema.Attribute // top-level attributes outside the tree
+	values      valueCache
 }
 
 func newFastPlanner(ctx context.Context, f func() resource.Resource) *fastPlanner {
@@ -68,7 +69,7 @@ func newFastPlanner(ctx context.Context, f func() resource.Resource) *fastPlanne
 
 func (fp *fastPlanner) plan(ctx context.Context, client *libvirtconn.Client, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	resp := &tfprotov6.PlanResourceChangeResponse{PlannedPrivate: req.PriorPrivate}
-	proposed, err := req.ProposedNewState.Unmarshal(fp.objType)
+	proposed, err := fp.values.decode(req.ProposedNewState, fp.objType)
 	if err != nil {
 		return nil, err
 	}
@@ -76,11 +77,11 @@ func (fp *fastPlanner) plan(ctx context.Context, client *libvirtconn.Client, req
 		resp.PlannedState = req.ProposedNewState // destroy
 		return resp, nil
 	}
-	prior, err := req.PriorState.Unmarshal(fp.objType)
+	prior, err := fp.values.decode(req.PriorState, fp.objType)
 	if err != nil {
 		return nil, err
 	}
-	config, err := req.Config.Unmarshal(fp.objType)
+	config, err := fp.values.decode(req.Config, fp.objType)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +133,7 @@ func (fp *fastPlanner) plan(ctx context.Context, client *libvirtconn.Client, req
 	if diags.HasError() {
 		return resp, nil
 	}
-	planned, err := tfprotov6.NewDynamicValue(fp.objType, plan.Raw)
+	planned, err := fp.values.encode(fp.objType, plan.Raw)
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +338,7 @@ func sameAttrs(a, b map[string]tftypes.Value) bool {
 }
 
 func (fp *fastPlanner) validate(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	config, err := req.Config.Unmarshal(fp.objType)
+	config, err := fp.values.decode(req.Config, fp.objType)
 	if err != nil {
 		return nil, err
 	}
@@ -400,7 +401,7 @@ func hasValidators(a schema.Attribute) bool {
 }
 
 func (fp *fastPlanner) read(ctx context.Context, client *libvirtconn.Client, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	current, err := req.CurrentState.Unmarshal(fp.objType)
+	current, err := fp.values.decode(req.CurrentState, fp.objType)
 	if err != nil {
 		return nil, err
 	}
@@ -428,7 +429,7 @@ func (fp *fastPlanner) read(ctx context.Context, client *libvirtconn.Client, req
 	if rresp.Diagnostics.HasError() {
 		return resp, nil
 	}
-	newState, err := tfprotov6.NewDynamicValue(fp.objType, rresp.State.Raw)
+	newState, err := fp.values.encode(fp.objType, rresp.State.Raw)
 	if err != nil {
 		return nil, err
 	}

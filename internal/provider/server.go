@@ -88,7 +88,7 @@ func (s *protocolServer) UpgradeResourceState(ctx context.Context, req *tfprotov
 	if err != nil {
 		return s.ProviderServer.UpgradeResourceState(ctx, req) // let the framework explain
 	}
-	dv, err := tfprotov6.NewDynamicValue(fp.objType, v)
+	dv, err := fp.values.encode(fp.objType, v)
 	if err != nil {
 		return nil, err
 	}
