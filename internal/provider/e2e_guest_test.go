@@ -70,7 +70,13 @@ func e2eGuestDir(t *testing.T) string {
 // volume from the guest image with a qcow2 overlay, a cloud-init seed ISO
 // uploaded as volume, a running guest booted from the guest image's kernel,
 // and its addresses read from the DHCP lease and from the guest agent.
-func testAccE2EConfig(guestDir, seedDir, consoleLog string, hosts ...testAccNetworkHost) string {
+// testAccE2EConfig is the whole stack; currentMemoryMiB 0 leaves the balloon
+// target to libvirt (the full memory).
+func testAccE2EConfig(guestDir, seedDir, consoleLog string, currentMemoryMiB int, hosts ...testAccNetworkHost) string {
+	currentMemory := ""
+	if currentMemoryMiB > 0 {
+		currentMemory = fmt.Sprintf("current_memory      = %d\n  current_memory_unit = \"MiB\"", currentMemoryMiB)
+	}
 	var dhcpHosts []string
 	for _, h := range hosts {
 		dhcpHosts = append(dhcpHosts, fmt.Sprintf("{ mac = %q, ip = %q, name = %q }", h.mac, h.ip, h.name))
@@ -127,6 +133,7 @@ resource "libvirt_domain" "guest" {
   type             = %[8]q
   memory           = 512
   memory_unit      = "MiB"
+  %[11]s
   vcpu             = 1
   running          = true
   shutdown_timeout = "0s"
@@ -179,7 +186,7 @@ data "libvirt_domain_interface_addresses" "agent" {
   wait   = { timeout = "5m", until = "ipv4" }
 }
 `, e2eName, e2eSubnet, strings.Join(dhcpHosts, ", "), testAccPool(), guestDir, seedDir, e2eHostname,
-		testAccDomainType(), e2eHost1.mac, consoleLog)
+		testAccDomainType(), e2eHost1.mac, consoleLog, currentMemory)
 }
 
 // TestAccE2E_guest applies the whole stack in one configuration and boots the
@@ -187,7 +194,9 @@ data "libvirt_domain_interface_addresses" "agent" {
 // reserved address and the agent reports the host name from the seed's
 // meta-data (cloud-init read the ISO). A DHCP reservation added to the network
 // then applies live: the network updates in place, the guest keeps running
-// with the same domain ID. The guest is only observed through libvirt.
+// with the same domain ID. Last, a lower balloon target (current_memory)
+// applies live and the guest gives the memory back. The guest is only
+// observed through libvirt.
 func TestAccE2E_guest(t *testing.T) {
 	guestDir := e2eGuestDir(t)
 	testAccPreCheck(t)
@@ -225,7 +234,7 @@ func TestAccE2E_guest(t *testing.T) {
 		CheckDestroy:             e2eCheckDestroyed(t, seedDir),
 		Steps: []resource.TestStep{
 			{
-				Config: testAccE2EConfig(guestDir, seedDir, consoleLog, e2eHost1),
+				Config: testAccE2EConfig(guestDir, seedDir, consoleLog, 0, e2eHost1),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
@@ -254,7 +263,7 @@ func TestAccE2E_guest(t *testing.T) {
 			{
 				// A second reservation: applied to the running network with
 				// virNetworkUpdate; the guest on it is untouched.
-				Config: testAccE2EConfig(guestDir, seedDir, consoleLog, e2eHost1, e2eHost2),
+				Config: testAccE2EConfig(guestDir, seedDir, consoleLog, 0, e2eHost1, e2eHost2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("libvirt_network.isolated", plancheck.ResourceActionUpdate),
@@ -273,6 +282,22 @@ func TestAccE2E_guest(t *testing.T) {
 					testAccCheckNetworkHosts(e2eName+"-net", []testAccNetworkHost{e2eHost1, e2eHost2}, nil),
 					e2eCheckSameDomID(t, &domID),
 					bridge.unchanged(e2eName+"-net"),
+				),
+			},
+			{
+				// The balloon target lowered on the running guest: an in-place
+				// update applied live (virDomainSetMemoryFlags), which the
+				// guest's virtio balloon driver carries out.
+				Config: testAccE2EConfig(guestDir, seedDir, consoleLog, 384, e2eHost1, e2eHost2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("libvirt_domain.guest", plancheck.ResourceActionUpdate),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e2eCheckSameDomID(t, &domID),
+					e2eWaitBalloon(t, 384*1024, 3*time.Minute),
 				),
 			},
 		},
@@ -313,13 +338,34 @@ func e2eCheckSameDomID(t *testing.T, want *int32) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		dom, state := e2eDomain(t)
 		if state != libvirt.DomainRunning {
-			return fmt.Errorf("domain %s is not running after the network update (state %d)", e2eName, state)
+			return fmt.Errorf("domain %s is not running after the update (state %d)", e2eName, state)
 		}
 		if dom.ID != *want {
-			return fmt.Errorf("domain %s has ID %d, was %d: it was restarted by the network update", e2eName, dom.ID, *want)
+			return fmt.Errorf("domain %s has ID %d, was %d: it was restarted by the update", e2eName, dom.ID, *want)
 		}
-		t.Logf("domain %s kept running with ID %d through the network update", e2eName, dom.ID)
+		t.Logf("domain %s kept running with ID %d through the update", e2eName, dom.ID)
 		return nil
+	}
+}
+
+// e2eWaitBalloon waits until the guest's balloon reports the given size
+// (`virsh dommemstat`: actual, in KiB): the guest gave the memory back.
+func e2eWaitBalloon(t *testing.T, wantKiB int, timeout time.Duration) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		want := regexp.MustCompile(fmt.Sprintf(`(?m)^actual %d$`, wantKiB))
+		deadline := time.Now().Add(timeout)
+		start := time.Now()
+		for {
+			out, err := virsh("dommemstat", e2eName)
+			if err == nil && want.MatchString(out) {
+				t.Logf("balloon at %d KiB after %v", wantKiB, time.Since(start).Round(time.Second))
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("balloon of %s not at %d KiB after %v: %v\n%s", e2eName, wantKiB, timeout, err, out)
+			}
+			time.Sleep(2 * time.Second)
+		}
 	}
 }
 
