@@ -35,6 +35,14 @@ cp -r "$EXAMPLE_DIR"/. "$WORKDIR"/
 rm -rf "$WORKDIR/.terraform" "$WORKDIR"/terraform.tfstate*
 cd "$WORKDIR"
 echo "quickstart: working folder $WORKDIR (tofu: $TOFU)"
+# The same values in terraform.tfvars.json, so that later commands in this
+# folder (the destroy printed at the end) need no environment.
+vars='{}'
+for name in $(sed -n 's/^variable "\([a-z_]*\)".*/\1/p' ./*.tf); do
+  env_name="TF_VAR_$name"
+  [[ -n "${!env_name:-}" ]] && vars=$(jq -c --arg k "$name" --arg v "${!env_name}" '. + {($k): $v}' <<<"$vars")
+done
+echo "$vars" >terraform.tfvars.json
 
 # Under CI everything is destroyed at the end, also when apply failed half-way;
 # otherwise the user gets the command to do it.
