@@ -1,10 +1,10 @@
 # Test environment, local install, quickstart and the whole test run.
 # Other fragments add their test targets with `TEST_TARGETS += <target>`;
-# `make test` runs them in order after `unit test-acc`.
-TEST_TARGETS := unit test-acc $(TEST_TARGETS)
+# `make test` runs them in order after `unit test-acc test-quickstart`.
+TEST_TARGETS := unit test-acc test-quickstart $(TEST_TARGETS)
 TFPLV_ENV    := /var/cache/tfplv/env.sh
 
-.PHONY: testenv guest-image smoke-guest install-local quickstart test test-acc
+.PHONY: testenv guest-image smoke-guest install-local quickstart test-quickstart test test-acc
 
 testenv: ## Prepare libvirtd, the tfacc pool, tofu and /var/cache/tfplv/env.sh (idempotent)
 	bash scripts/testenv.sh
@@ -20,6 +20,9 @@ install-local: ## Build the provider into the local filesystem mirror + /var/cac
 
 quickstart: testenv guest-image install-local ## Apply examples/quickstart with tofu through the local mirror
 	bash scripts/quickstart.sh
+
+test-quickstart: ## The quickstart as a user runs it: apply, outputs, the printed destroy command, nothing left
+	bash scripts/test-quickstart.sh
 
 test-acc: ## Acceptance tests against the real libvirtd (needs `make testenv guest-image`)
 	source $(TFPLV_ENV) && TF_ACC=1 go test ./... -timeout 75m -p 1 -v -count=1
