@@ -35,6 +35,7 @@ type treeResource interface {
 type documentModel interface {
 	AttributeTypes() map[string]tftypes.Type
 	PlanComputed(planned, config map[string]tftypes.Value) map[string]tftypes.Value
+	Validate(vals map[string]tftypes.Value) error
 }
 
 type fastPlanner struct {
@@ -345,6 +346,12 @@ func (fp *fastPlanner) validate(ctx context.Context, req *tfprotov6.ValidateReso
 	ca := objectAttrs(config)
 	cfg := tfsdk.Config{Schema: fp.schema, Raw: config}
 	var diags diag.Diagnostics
+	// what the engine would reject at apply, reported now at its path
+	if ca != nil {
+		if err := fp.model.Validate(docValues(fp.model.AttributeTypes(), ca)); err != nil {
+			addConversionError(&diags, "Invalid configuration", err)
+		}
+	}
 	for name, a := range fp.own {
 		p := path.Root(name)
 		switch a := a.(type) {

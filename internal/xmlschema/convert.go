@@ -30,9 +30,21 @@ func (m *Model[T]) ToObject(doc *T) tftypes.Value {
 // FromValues builds a document from the values of its top-level attributes.
 // Attributes missing from vals are left unset. Errors name the attribute path.
 func (m *Model[T]) FromValues(vals map[string]tftypes.Value) (*T, error) {
+	return m.fromValues(vals, &pathStack{})
+}
+
+// Validate checks a configuration the way FromValues will at apply (a choice's
+// type against the member that is set, allowed choice values, whole numbers
+// and their ranges), skipping values that are not known yet. It lets
+// validate and plan report what apply would reject, at the attribute's path.
+func (m *Model[T]) Validate(vals map[string]tftypes.Value) error {
+	_, err := m.fromValues(vals, &pathStack{skipUnknown: true})
+	return err
+}
+
+func (m *Model[T]) fromValues(vals map[string]tftypes.Value, p *pathStack) (*T, error) {
 	doc := new(T)
 	rv := reflect.ValueOf(doc).Elem()
-	p := &pathStack{}
 	for _, c := range m.root.children {
 		v, ok := vals[c.name]
 		if !ok {
@@ -162,8 +174,8 @@ func (n *node) fromValue(parent reflect.Value, val tftypes.Value, p *pathStack) 
 		return nil
 	}
 	if !val.IsKnown() {
-		if n.computed {
-			return nil // libvirt chooses it
+		if n.computed || p.skipUnknown {
+			return nil // libvirt chooses it, or it is checked once known
 		}
 		return p.errorf("value is not known yet")
 	}
@@ -208,6 +220,9 @@ func (n *node) fromValue(parent reflect.Value, val tftypes.Value, p *pathStack) 
 		dst := n.ensure(parent)
 		out := reflect.MakeSlice(dst.Type(), len(elems), len(elems))
 		for i, e := range elems {
+			if !e.IsKnown() && p.skipUnknown {
+				continue
+			}
 			var s string
 			if err := e.As(&s); err != nil {
 				return p.errorf("%v", err)
@@ -230,7 +245,7 @@ func (n *node) fromValue(parent reflect.Value, val tftypes.Value, p *pathStack) 
 		dst := n.ensure(parent)
 		out := reflect.MakeSlice(dst.Type(), len(elems), len(elems))
 		for i, e := range elems {
-			if e.IsNull() {
+			if e.IsNull() || (!e.IsKnown() && p.skipUnknown) {
 				continue
 			}
 			var attrs map[string]tftypes.Value
@@ -344,7 +359,10 @@ func (e *PathError) Error() string {
 	return sb.String() + ": " + e.Msg
 }
 
-type pathStack struct{ steps []any }
+type pathStack struct {
+	steps       []any
+	skipUnknown bool // Validate: values not known yet are checked later
+}
 
 func (p *pathStack) push(name string) { p.steps = append(p.steps, name) }
 func (p *pathStack) pushIndex(i int)  { p.steps = append(p.steps, i) }
