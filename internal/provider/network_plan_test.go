@@ -323,14 +323,16 @@ func TestNetworkValidateConfigConflicts(t *testing.T) {
 	s := networkSchema()
 	resp := &resource.ValidateConfigResponse{}
 	(&networkResource{}).ValidateConfig(context.Background(), resource.ValidateConfigRequest{Config: tfsdk.Config{Schema: s, Raw: config}}, resp)
+	// attached to the top-level attribute (the CLI cannot place nested
+	// attribute paths); the detail names the elements
 	var got []string
 	for _, d := range resp.Diagnostics {
 		got = append(got, d.(interface{ Path() path.Path }).Path().String()+": "+d.Detail())
 	}
 	want := []string{
-		`ips[0].dhcp.hosts[1].mac: ips[0].dhcp.hosts[0] and [1] both have mac "52:54:00:00:00:0A": each reservation needs its own MAC, IP and name.`,
-		`ips[0].dhcp.hosts[1].ip: ips[0].dhcp.hosts[0] and [1] both have ip "10.9.0.10": each reservation needs its own MAC, IP and name.`,
-		`dns.host[1].ip: dns.host[0] and [1] both have ip "10.9.0.10": list all hostnames of an address in one entry (hostnames = [...]).`,
+		`ips: ips[0].dhcp.hosts[0] and [1] both have mac "52:54:00:00:00:0A": each reservation needs its own MAC, IP and name.`,
+		`ips: ips[0].dhcp.hosts[0] and [1] both have ip "10.9.0.10": each reservation needs its own MAC, IP and name.`,
+		`dns: dns.host[0] and [1] both have ip "10.9.0.10": list all hostnames of an address in one entry (hostnames = [...]).`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -565,7 +565,7 @@ func (r *networkResource) ModifyPlan(_ context.Context, req resource.ModifyPlanR
 // one address to two guests.
 func (r *networkResource) ValidateConfig(_ context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	for _, c := range networkHostConflicts(objectAttrs(req.Config.Raw)) {
-		resp.Diagnostics.AddAttributeError(c.path, "Conflicting network host entries", c.detail)
+		resp.Diagnostics.AddAttributeError(topLevel(c.path), "Conflicting network host entries", c.detail) // detail names the path
 	}
 }
 

@@ -200,7 +200,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	if url != "" {
 		src, err := storage.Open(ctx, url)
 		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("create").AtName("content").AtName("url"), "Cannot read volume content", err.Error())
+			resp.Diagnostics.AddAttributeError(path.Root("create"), "Cannot read volume content", "create.content.url: "+err.Error())
 			return
 		}
 		defer src.Close()

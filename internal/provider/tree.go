@@ -73,23 +73,33 @@ func buildObject(t tftypes.Type, doc, own map[string]tftypes.Value) tftypes.Valu
 	return tftypes.NewValue(t, attrs)
 }
 
-// addConversionError reports an engine error at the attribute path it names.
+// addConversionError reports an engine error. The message names the whole
+// attribute path; the diagnostic is attached to the top-level attribute only.
+// OpenTofu and Terraform find a diagnostic's source by walking its path
+// through nested blocks; a nested attribute is not a block, so they skip
+// those steps and would highlight a top-level attribute that happens to have
+// the last step's name (for devices.interfaces[0].type, the domain's `type`).
 func addConversionError(diags *diag.Diagnostics, summary string, err error) {
 	var pe *xmlschema.PathError
 	if errors.As(err, &pe) && len(pe.Steps) > 0 {
-		p := path.Empty()
-		for _, s := range pe.Steps {
-			switch s := s.(type) {
-			case string:
-				p = p.AtName(s)
-			case int:
-				p = p.AtListIndex(s)
-			}
+		if top, ok := pe.Steps[0].(string); ok {
+			diags.AddAttributeError(path.Root(top), summary, pe.Error())
+			return
 		}
-		diags.AddAttributeError(p, summary, pe.Error())
-		return
 	}
 	diags.AddError(summary, err.Error())
+}
+
+// topLevel is the top-level attribute of a nested attribute path, where
+// diagnostics about it are attached (see addConversionError); the detail must
+// then name the full path.
+func topLevel(p path.Path) path.Path {
+	if steps := p.Steps(); len(steps) > 0 {
+		if name, ok := steps[0].(path.PathStepAttributeName); ok {
+			return path.Root(string(name))
+		}
+	}
+	return p
 }
 
 // tfString / tfBool / tfNumber are small constructors for own attributes.

@@ -24,7 +24,8 @@ resource "libvirt_domain" "x" {
   devices = {
     interfaces = [{ type = "bridge", source = { network = { network = "default" } } }]
   }
-}`, `(?s)Invalid configuration.*devices\.interfaces\[0\]\.type: type "bridge" contradicts the\s+"network" member`},
+}`, // the CLI shows the devices attribute, not the domain's own `type`
+			`(?s)Invalid configuration.*\d+:\s+devices = \{.*devices\.interfaces\[0\]\.type: type "bridge" contradicts the\s+"network" member`},
 		"domain: unknown disk type": {`
 resource "libvirt_domain" "x" {
   name   = "x"
