@@ -61,7 +61,8 @@ func domainSchema() schema.Schema {
 			"(https://libvirt.org/formatdomain.html) one to one; `running`, `autostart` and the start and " +
 			"shutdown options are the provider's own. vCPU (`vcpu_current`) and memory (`current_memory`) changes, " +
 			"disk and interface hot-plug, `running` and `autostart` apply live; other changes are written to the " +
-			"persistent definition and take effect at the next boot (the plan warns), or at once with `restart_on_change`.",
+			"persistent definition and take effect at the next boot (the plan warns), or at once with `restart_on_change`. " +
+			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
 		Attributes: mergeAttributes(xmlschema.Domain().Attributes(), map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,

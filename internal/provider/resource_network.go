@@ -50,7 +50,8 @@ func networkSchema() schema.Schema {
 			"(https://libvirt.org/formatnetwork.html) one to one. The network is defined and started; " +
 			"changes to DHCP host reservations (`ips[].dhcp.hosts`) and DNS hosts (`dns.host`) are applied live " +
 			"without a restart; other changes redefine and restart the network, and the plan warns about it; " +
-			"changing `name` or `uuid` replaces it. Destroying a network that running domains use fails and names them.",
+			"changing `name` or `uuid` replaces it. Destroying a network that running domains use fails and names them. " +
+			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
 		Attributes: mergeAttributes(xmlschema.Network().Attributes(), map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,

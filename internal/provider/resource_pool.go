@@ -46,7 +46,8 @@ func (r *poolResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			"The pool is defined, built when its type needs it (`dir`, `fs` and `netfs` create their target directory; " +
 			"other types such as `logical` are passed to libvirt unchanged and never formatted) and started. " +
 			"Only `autostart` and `delete_volumes` change in place: any change to the pool document replaces the pool. " +
-			"Deleting a pool that still holds volumes fails unless `delete_volumes` is true.",
+			"Deleting a pool that still holds volumes fails unless `delete_volumes` is true. " +
+			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
 		Attributes: mergeAttributes(xmlschema.StoragePool().Attributes(), map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,

@@ -50,7 +50,8 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"A volume is either empty (set `capacity`), an overlay on a base image (`backing_store`), or filled from " +
 			"`create.content.url`, streamed into the pool without a temporary copy. Growing `capacity` resizes the volume " +
 			"in place; shrinking is refused; any other change replaces the volume. Deleting a volume that other volumes use " +
-			"as backing file fails.",
+			"as backing file fails. " +
+			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
 		Attributes: mergeAttributes(xmlschema.StorageVolume().Attributes(), map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
