@@ -21,8 +21,12 @@ import (
 
 // testAccStorageConn connects to the test libvirtd for checks made outside
 // OpenTofu (volumes created behind its back, lookups after failed steps).
+// testAccStorageConn connects to the test libvirtd; outside acceptance runs
+// the test is skipped first (the unit layer must not touch libvirtd, which
+// libvirtconn's integration tests restart in parallel).
 func testAccStorageConn(t *testing.T) *libvirt.Libvirt {
 	t.Helper()
+	testAccPreCheck(t)
 	c, err := libvirtconn.New(testAccURI())
 	if err != nil {
 		t.Fatal(err)
