@@ -160,15 +160,7 @@ func TestUnitDomainInterfaceAddresses_validation(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				PreCheck:                 func() { testAccPreCheck(t) },
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config:      testAccProviderConfig() + "data \"libvirt_domain_interface_addresses\" \"x\" {\n  domain = \"d\"\n  " + tc.attrs + "\n}\n",
-					PlanOnly:    true,
-					ExpectError: regexp.MustCompile(tc.want),
-				}},
-			})
+			testUnitPlanError(t, "data \"libvirt_domain_interface_addresses\" \"x\" {\n  domain = \"d\"\n  "+tc.attrs+"\n}\n", tc.want)
 		})
 	}
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,9 +14,6 @@ import (
 
 func TestAccNetwork_generateConfig(t *testing.T) {
 	testAccPreCheck(t)
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
 	name := "tfacc-net-gencfg"
 	removeNetworkLeftovers(t, name)
 	dir := t.TempDir()
@@ -51,9 +47,6 @@ func TestAccNetwork_generateConfig(t *testing.T) {
 
 func TestAccPool_generateConfig(t *testing.T) {
 	testAccPreCheck(t)
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
 	name := "tfacc-pool-gencfg"
 	removePoolLeftovers(name)
 	dir := t.TempDir()
@@ -73,9 +66,6 @@ func TestAccPool_generateConfig(t *testing.T) {
 
 func TestAccVolume_generateConfig(t *testing.T) {
 	testAccPreCheck(t)
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
 	base, overlay := "tfacc-vol-gencfg-base.qcow2", "tfacc-vol-gencfg-overlay.qcow2"
 	removeStorageLeftovers(t, overlay, base)
 	dir := t.TempDir()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
 // testAccProtoV6ProviderFactories runs the provider in-process for acceptance
@@ -69,3 +70,19 @@ var (
 	macRegexp = regexp.MustCompile(`^[0-9a-f]{2}(:[0-9a-f]{2}){5}$`)
 	vncRegexp = regexp.MustCompile(`^vnc://[^:]+:59\d\d$`)
 )
+
+// testUnitPlanError plans config (after the provider block) and expects an
+// error matching want. It needs the tofu binary but no libvirtd: the error
+// comes from validation or planning before anything is created.
+func testUnitPlanError(t *testing.T, config, want string) {
+	t.Helper()
+	resource.UnitTest(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      testAccProviderConfig() + config,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(want),
+		}},
+	})
+}

@@ -272,15 +272,7 @@ func TestUnitCloudinitDisk_validation(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				PreCheck:                 func() { testAccPreCheck(t) },
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config:      testAccProviderConfig() + "resource \"libvirt_cloudinit_disk\" \"x\" {\n  " + tc.attrs + "\n}\n",
-					PlanOnly:    true,
-					ExpectError: regexp.MustCompile(tc.want),
-				}},
-			})
+			testUnitPlanError(t, "resource \"libvirt_cloudinit_disk\" \"x\" {\n  "+tc.attrs+"\n}\n", tc.want)
 		})
 	}
 }

@@ -19,9 +19,6 @@ import (
 // provider binary built from this module (dev_overrides).
 func TestAccDomain_generateConfig(t *testing.T) {
 	testAccPreCheck(t)
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
 	t.Run("stopped", func(t *testing.T) { testAccDomainGenerateConfig(t, "tfacc-dom-gencfg", false) })
 	t.Run("running", func(t *testing.T) { testAccDomainGenerateConfig(t, "tfacc-dom-gencfg-run", true) })
 }

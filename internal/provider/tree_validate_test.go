@@ -1,11 +1,6 @@
 package provider
 
-import (
-	"regexp"
-	"testing"
-
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-)
+import "testing"
 
 // TestUnitTree_validation: what the engine would reject at apply is reported
 // by validate, with the attribute path, before anything is created. Needs the
@@ -15,35 +10,17 @@ func TestUnitTree_validation(t *testing.T) {
 		config string
 		want   string
 	}{
-		"domain: interface type contradicts its source": {`
-resource "libvirt_domain" "x" {
-  name   = "x"
-  type   = "qemu"
-  memory = 65536
-  os     = { type = "hvm" }
+		"domain: interface type contradicts its source": {testDomainWith(`
   devices = {
     interfaces = [{ type = "bridge", source = { network = { network = "default" } } }]
-  }
-}`, // the CLI shows the devices attribute, not the domain's own `type`
+  }`), // the CLI shows the devices attribute, not the domain's own `type`
 			`(?s)Invalid configuration.*\d+:\s+devices = \{.*devices\.interfaces\[0\]\.type: type "bridge" contradicts the\s+"network" member`},
-		"domain: unknown disk type": {`
-resource "libvirt_domain" "x" {
-  name   = "x"
-  type   = "qemu"
-  memory = 65536
-  os     = { type = "hvm" }
+		"domain: unknown disk type": {testDomainWith(`
   devices = {
     disks = [{ type = "floppy-tape", target = { dev = "vda" } }]
-  }
-}`, `(?s)devices\.disks\[0\]\.type: unsupported value "floppy-tape"; allowed:.*file`},
-		"domain: negative vcpu": {`
-resource "libvirt_domain" "x" {
-  name   = "x"
-  type   = "qemu"
-  memory = 65536
-  vcpu   = -1
-  os     = { type = "hvm" }
-}`, `(?s)vcpu: must be between 0 and`},
+  }`), `(?s)devices\.disks\[0\]\.type: unsupported value "floppy-tape"; allowed:.*file`},
+		"domain: negative vcpu": {testDomainWith(`
+  vcpu = -1`), `(?s)vcpu: must be between 0 and`},
 		"volume: fractional capacity": {`
 resource "libvirt_volume" "x" {
   name     = "x.qcow2"
@@ -53,15 +30,18 @@ resource "libvirt_volume" "x" {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				PreCheck:                 func() { testAccPreCheck(t) },
-				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-				Steps: []resource.TestStep{{
-					Config:      testAccProviderConfig() + tc.config,
-					PlanOnly:    true,
-					ExpectError: regexp.MustCompile(tc.want),
-				}},
-			})
+			testUnitPlanError(t, tc.config, tc.want)
 		})
 	}
+}
+
+// testDomainWith is a minimal domain with extra attributes.
+func testDomainWith(extra string) string {
+	return `
+resource "libvirt_domain" "x" {
+  name   = "x"
+  type   = "qemu"
+  memory = 65536
+  os     = { type = "hvm" }` + extra + `
+}`
 }
