@@ -87,7 +87,7 @@ cd "$work/floor"
 timeit "tofu plan, $N terraform_data (floor)" "$TOFU" plan -input=false -lock=false
 # the schema floor: the same configuration, a provider that does no work
 cp "$work/domains/main.tf" "$work/schemafloor/main.tf"
-floor_plan() { # label suffix; SCHEMA_FLOOR_MAX_SUBTREE selects the schema size
+floor_plan() { # SCHEMA_FLOOR_MAX_SUBTREE (from the caller) selects the schema size
   local attrs
   attrs=$("$work/floorbin/terraform-provider-libvirt" count)
   rm -f terraform.tfstate terraform.tfstate.backup
