@@ -164,6 +164,35 @@ if ((${#failures[@]} == 0)); then
   done
 fi
 
+# --- one base volume shared by every VM's overlay -----------------------------
+if ((${#failures[@]} == 0)); then
+  base=$(tf output -raw base_volume 2>/dev/null)
+  nbases=$(virsh_ vol-list "$POOL" | awk '{print $1}' | grep -c "^$PREFIX-.*base" || true)
+  shared=0
+  for name in $(jq -r 'keys[]' "$WORK_DIR/vms.json"); do
+    backing=$(virsh_ vol-dumpxml "$name-root.qcow2" --pool "$POOL" 2>/dev/null | sed -n '/<backingStore>/,/<\/backingStore>/s/.*<path>\(.*\)<\/path>.*/\1/p')
+    if [[ -n "$base" && "$backing" == "$base" ]]; then
+      shared=$((shared + 1))
+    else
+      fail "$name-root.qcow2 is backed by '$backing', want the shared base '$base'"
+    fi
+  done
+  if [[ $nbases == 1 ]]; then
+    log "one base volume ($base) for $shared VMs: every root overlay is backed by it (virsh vol-dumpxml)"
+  else
+    fail "want 1 base volume named $PREFIX-*base*, found $nbases"
+  fi
+  # A second plan must be empty: what the module sends is what libvirt keeps.
+  tf plan -input=false -detailed-exitcode >"$WORK_DIR/plan2.log" 2>&1
+  rc=$?
+  if [[ $rc == 0 ]]; then
+    log "second plan: no changes"
+  else
+    grep -E '^\s+[~+-] |#' "$WORK_DIR/plan2.log" | head -40
+    fail "second plan not empty (exit $rc)"
+  fi
+fi
+
 # --- destroy, nothing left ------------------------------------------------------
 t=$SECONDS
 if tf destroy -input=false -auto-approve >"$WORK_DIR/destroy.log" 2>&1; then

@@ -25,6 +25,18 @@ resource "libvirt_network" "lab" {
   }]
 }
 
+# The image is uploaded once; every VM's root disk is a qcow2 overlay on it.
+resource "libvirt_volume" "base" {
+  name = "${var.name_prefix}-base.qcow2"
+  pool = var.pool
+  target = {
+    format = { type = "qcow2" }
+  }
+  create = {
+    content = { url = var.guest_dir == null ? var.image_url : "${var.guest_dir}/root.qcow2" }
+  }
+}
+
 module "vm" {
   source   = "../../modules/libvirt-vm"
   for_each = local.vms
@@ -38,11 +50,10 @@ module "vm" {
   network_name  = libvirt_network.lab.name
   mac_address   = each.value.mac
 
-  image_url  = var.guest_dir == null ? var.image_url : null
-  image_path = var.guest_dir == null ? null : "${var.guest_dir}/root.qcow2"
-  kernel     = var.guest_dir == null ? null : "${var.guest_dir}/vmlinuz"
-  initrd     = var.guest_dir == null ? null : "${var.guest_dir}/initrd.img"
-  cmdline    = var.guest_dir == null ? null : "root=/dev/vda rw console=ttyS0 net.ifnames=0"
+  base_volume = libvirt_volume.base
+  kernel      = var.guest_dir == null ? null : "${var.guest_dir}/vmlinuz"
+  initrd      = var.guest_dir == null ? null : "${var.guest_dir}/initrd.img"
+  cmdline     = var.guest_dir == null ? null : "root=/dev/vda rw console=ttyS0 net.ifnames=0"
 
   ssh_authorized_keys = var.ssh_authorized_keys
 }

@@ -15,3 +15,8 @@ output "network_name" {
   description = "Name of the lab network."
   value       = libvirt_network.lab.name
 }
+
+output "base_volume" {
+  description = "Path of the one base volume every VM's root overlay is backed by."
+  value       = libvirt_volume.base.path
+}

@@ -1,5 +1,5 @@
 locals {
-  upload_image = var.base_volume_name == null
+  upload_image = var.base_volume_name == null && var.base_volume == null
 
   default_user_data = join("\n", concat(
     ["#cloud-config", "hostname: ${var.name}", "preserve_hostname: false"],
@@ -32,9 +32,13 @@ locals {
   # resolves relative backing paths against the pool's directory, and qemu
   # against the overlay's, which is the same directory. Its size is not
   # known here, so the size check only covers uploaded images.
-  base_path     = local.upload_image ? libvirt_volume.base[0].path : var.base_volume_name
-  base_capacity = local.upload_image ? libvirt_volume.base[0].capacity : null
-  disk_bytes    = var.disk_size_gib * 1024 * 1024 * 1024
+  # A shared base_volume (e.g. a libvirt_volume of the caller's) is named by
+  # its absolute path and carries its capacity, so the size check covers it.
+  base_path = (local.upload_image ? libvirt_volume.base[0].path
+  : var.base_volume != null ? var.base_volume.path : var.base_volume_name)
+  base_capacity = (local.upload_image ? libvirt_volume.base[0].capacity
+  : var.base_volume != null ? var.base_volume.capacity : null)
+  disk_bytes = var.disk_size_gib * 1024 * 1024 * 1024
 }
 
 # Root disk: a qcow2 overlay on the base, so the base stays untouched and
@@ -78,6 +82,53 @@ resource "libvirt_volume" "cloudinit" {
   }
 }
 
+locals {
+  # NICs: network_interfaces, or the single NIC of network_name/mac_address.
+  nics = var.network_interfaces != null ? var.network_interfaces : [{
+    type = "network", network = var.network_name, bridge = null, dev = null,
+    mode = "bridge", mac = var.mac_address, model = "virtio"
+  }]
+  interfaces = [for n in local.nics : {
+    type  = n.type == "macvtap" ? "direct" : n.type
+    model = { type = n.model }
+    mac   = n.mac == null ? null : { address = lower(n.mac) }
+    source = {
+      network = n.type == "network" ? { network = n.network } : null
+      bridge  = n.type == "bridge" ? { bridge = n.bridge } : null
+      direct  = n.type == "macvtap" ? { dev = n.dev, mode = n.mode } : null
+    }
+  }]
+
+  # Data disks: vdb, vdc, ... on virtio; on scsi sda, sdb, sdd, ... (sdc is
+  # the cloud-init cdrom's name when it is on scsi).
+  scsi_letters = [for c in split("", "abdefghijklmnopqrstuvwxyz") : c if !(c == "c")]
+  data_disks = [for i, d in var.data_disks : merge(d, {
+    index = i
+    dev = (d.bus == "virtio"
+      ? "vd${substr("bcdefghijklmnopqrstuvwxyz", length([for e in slice(var.data_disks, 0, i) : e if e.bus == "virtio"]), 1)}"
+    : "sd${local.scsi_letters[length([for e in slice(var.data_disks, 0, i) : e if e.bus == "scsi"])]}")
+  })]
+  needs_scsi = var.cdrom_bus == "scsi" || anytrue([for d in var.data_disks : d.bus == "scsi"])
+
+  cpu = var.cpu_mode == null && var.cpu_model == null ? null : {
+    mode  = coalesce(var.cpu_mode, "custom")
+    model = var.cpu_model
+  }
+}
+
+# Data disks: empty qcow2 volumes in the pool, one per data_disks entry.
+resource "libvirt_volume" "data" {
+  count = length(var.data_disks)
+
+  name          = "${var.name}-data-${count.index}.qcow2"
+  pool          = var.pool
+  capacity      = var.data_disks[count.index].size_gib * 1073741824
+  capacity_unit = "bytes"
+  target = {
+    format = { type = "qcow2" }
+  }
+}
+
 resource "libvirt_domain" "this" {
   name        = var.name
   type        = var.domain_type
@@ -88,40 +139,57 @@ resource "libvirt_domain" "this" {
   autostart   = var.autostart
 
   os = {
-    type    = "hvm"
-    kernel  = var.kernel
-    initrd  = var.initrd
-    cmdline = var.cmdline
+    type         = "hvm"
+    type_machine = var.machine
+    # "efi": libvirt picks OVMF from the host's firmware descriptors (Debian:
+    # package ovmf) and keeps an NVRAM copy per domain. BIOS is libvirt's
+    # default and is left unstated.
+    firmware = var.firmware == "efi" ? "efi" : null
+    kernel   = var.kernel
+    initrd   = var.initrd
+    cmdline  = var.cmdline
   }
 
+  # ACPI: graceful shutdown (virsh shutdown, the provider's stop) and PCI
+  # hot-plug; UEFI needs it.
+  features = var.acpi ? { acpi = {} } : null
+  cpu      = local.cpu
+
   devices = {
-    disks = [
-      {
-        source = { volume = { pool = var.pool, volume = libvirt_volume.root.name } }
-        target = { dev = "vda", bus = "virtio" }
-        driver = { type = "qcow2" }
-      },
-      {
-        device    = "cdrom"
-        source    = { volume = { pool = var.pool, volume = libvirt_volume.cloudinit.name } }
-        target    = { dev = local.cdrom_dev, bus = var.cdrom_bus }
-        driver    = { type = "raw" }
-        read_only = {}
-      },
-    ]
+    disks = concat(
+      [
+        {
+          device    = null
+          source    = { volume = { pool = var.pool, volume = libvirt_volume.root.name } }
+          target    = { dev = "vda", bus = "virtio" }
+          driver    = { type = "qcow2" }
+          read_only = null
+          wwn       = null
+        },
+        {
+          device    = "cdrom"
+          source    = { volume = { pool = var.pool, volume = libvirt_volume.cloudinit.name } }
+          target    = { dev = local.cdrom_dev, bus = var.cdrom_bus }
+          driver    = { type = "raw" }
+          read_only = {}
+          wwn       = null
+        },
+      ],
+      [for d in local.data_disks : {
+        device    = null
+        source    = { volume = { pool = var.pool, volume = libvirt_volume.data[d.index].name } }
+        target    = { dev = d.dev, bus = d.bus }
+        driver    = { type = "qcow2" }
+        read_only = null
+        wwn       = d.wwn == null ? null : lower(d.wwn)
+      }],
+    )
     # Absent lists are null, not []: libvirt has no empty device lists, so
     # the provider reads them back as null.
-    controllers = var.cdrom_bus == "scsi" ? [{ type = "scsi", model = "virtio-scsi" }] : null
-    interfaces = [
-      {
-        type   = "network"
-        model  = { type = "virtio" }
-        source = { network = { network = var.network_name } }
-        mac    = var.mac_address == null ? null : { address = lower(var.mac_address) }
-      },
-    ]
-    serials  = [{ target = { port = 0 } }]
-    consoles = [{ target = { type = "serial", port = 0 } }]
+    controllers = local.needs_scsi ? [{ type = "scsi", model = "virtio-scsi" }] : null
+    interfaces  = local.interfaces
+    serials     = [{ target = { port = 0 } }]
+    consoles    = [{ target = { type = "serial", port = 0 } }]
     channels = [
       {
         source = { unix = {} }
@@ -141,8 +209,12 @@ data "libvirt_domain_interface_addresses" "this" {
 }
 
 locals {
-  # The fixed MAC, else the one libvirt assigned (read back into the domain).
-  nic_mac = var.mac_address != null ? lower(var.mac_address) : try(lower(libvirt_domain.this.devices.interfaces[0].mac.address), null)
+  # Each NIC's fixed MAC, else the one libvirt assigned (read back into the
+  # domain). The first NIC is the one whose address ip_address reports.
+  nic_macs = [for i, n in local.nics :
+    n.mac != null ? lower(n.mac) : try(lower(libvirt_domain.this.devices.interfaces[i].mac.address), null)
+  ]
+  nic_mac = local.nic_macs[0]
 }
 
 module "address" {

@@ -27,3 +27,18 @@ output "cloudinit_volume" {
   description = "Name of the cloud-init ISO volume in the pool."
   value       = libvirt_volume.cloudinit.name
 }
+
+output "mac_addresses" {
+  description = "MAC address of every NIC, in network_interfaces order (lowercase; null for a libvirt-chosen MAC the provider has not read yet)."
+  value       = local.nic_macs
+}
+
+output "data_disk_paths" {
+  description = "Host paths of the data disks, in data_disks order."
+  value       = libvirt_volume.data[*].path
+}
+
+output "base_path" {
+  description = "Path of the base volume the root overlay is backed by (the uploaded image's, base_volume's path, or base_volume_name)."
+  value       = local.base_path
+}
