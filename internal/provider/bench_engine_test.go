@@ -95,7 +95,7 @@ func schemaSize(t *testing.T, s *tfprotov6.Schema) int {
 // BenchmarkPlanResourceChangeDomain.
 func BenchmarkPlanResourceChangeDomainFramework(b *testing.B) {
 	srv, req := planFixture(b)
-	framework := srv.(*protocolServer).ProviderServer
+	framework := srv.ProviderServer
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()

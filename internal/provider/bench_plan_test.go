@@ -6,11 +6,13 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
 // planFixture is a trivial domain's config/prior state as the protocol carries them.
-func planFixture(b *testing.B) (tfprotov6.ProviderServer, *tfprotov6.PlanResourceChangeRequest) {
-	srv := ProtocolServer("bench")()
+func planFixture(b *testing.B) (*treeresource.Server, *tfprotov6.PlanResourceChangeRequest) {
+	srv := ProtocolServer("bench")().(*treeresource.Server)
 	ctx := context.Background()
 	sch, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
@@ -62,7 +64,7 @@ func planFixture(b *testing.B) (tfprotov6.ProviderServer, *tfprotov6.PlanResourc
 // nothing in the decoded-value cache: every request value is decoded.
 func BenchmarkPlanResourceChangeDomain(b *testing.B) {
 	srv, req := planFixture(b)
-	benchPlan(b, srv, req, func() { resetValueCaches(srv) })
+	benchPlan(b, srv, req, func() { srv.ForgetValues() })
 }
 
 // BenchmarkPlanResourceChangeDomainAfterRead is the same plan when the prior
@@ -70,14 +72,11 @@ func BenchmarkPlanResourceChangeDomain(b *testing.B) {
 // plan): the prior and proposed values come from the cache, the config is decoded.
 func BenchmarkPlanResourceChangeDomainAfterRead(b *testing.B) {
 	srv, req := planFixture(b)
-	fp := planner(b, srv)
-	prior, err := req.PriorState.Unmarshal(fp.objType)
-	if err != nil {
-		b.Fatal(err)
-	}
 	benchPlan(b, srv, req, func() {
-		resetValueCaches(srv)
-		fp.values.put(req.PriorState.MsgPack, prior) // as ReadResource's encode leaves it
+		srv.ForgetValues()
+		if err := srv.RememberValue("libvirt_domain", req.PriorState); err != nil { // as ReadResource's encode leaves it
+			b.Fatal(err)
+		}
 	})
 }
 
@@ -101,28 +100,6 @@ func benchPlan(b *testing.B, srv tfprotov6.ProviderServer, req *tfprotov6.PlanRe
 	}
 }
 
-// planner returns the domain's fast planner of a protocol server.
-func planner(tb testing.TB, srv tfprotov6.ProviderServer) *fastPlanner {
-	ps := srv.(*protocolServer)
-	ps.plannersOnce.Do(func() { ps.planners = ps.buildPlanners(context.Background()) })
-	fp := ps.planners["libvirt_domain"]
-	if fp == nil {
-		tb.Fatal("no fast planner for libvirt_domain")
-	}
-	return fp
-}
-
-// resetValueCaches empties the decoded-value caches of all tree resources.
-func resetValueCaches(srv tfprotov6.ProviderServer) {
-	ps := srv.(*protocolServer)
-	ps.plannersOnce.Do(func() { ps.planners = ps.buildPlanners(context.Background()) })
-	for _, fp := range ps.planners {
-		fp.values.mu.Lock()
-		fp.values.values = nil
-		fp.values.mu.Unlock()
-	}
-}
-
 // BenchmarkValidateResourceConfigDomain measures config validation of one domain.
 func BenchmarkValidateResourceConfigDomain(b *testing.B) {
 	srv, req := planFixture(b)
@@ -131,7 +108,7 @@ func BenchmarkValidateResourceConfigDomain(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		resetValueCaches(srv) // each config is decoded once
+		srv.ForgetValues() // each config is decoded once
 		b.StartTimer()
 		if _, err := srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: "libvirt_domain", Config: req.Config}); err != nil {
 			b.Fatal(err)

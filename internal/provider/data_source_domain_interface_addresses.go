@@ -20,11 +20,8 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
-
-func init() {
-	registerDataSource("libvirt_domain_interface_addresses", NewDomainInterfaceAddressesDataSource)
-}
 
 var (
 	_ datasource.DataSource              = (*domainInterfaceAddressesDataSource)(nil)
@@ -172,13 +169,13 @@ func (d *domainInterfaceAddressesDataSource) Schema(_ context.Context, _ datasou
 }
 
 func (d *domainInterfaceAddressesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.client = clientFromProviderData(req.ProviderData, &resp.Diagnostics)
+	d.client = treeresource.ClientFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *domainInterfaceAddressesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg domainInterfaceAddressesModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() || !requireClient(d.client, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !treeresource.RequireClient(d.client, &resp.Diagnostics) {
 		return
 	}
 	source := cfg.Source.ValueString()
@@ -216,7 +213,7 @@ func (d *domainInterfaceAddressesDataSource) lookupDomain(ctx context.Context, r
 	var dom libvirt.Domain
 	err := d.client.Do(ctx, func(l *libvirt.Libvirt) error {
 		var err error
-		if uuid, perr := libvirtUUID(ref); perr == nil {
+		if uuid, perr := treeresource.ParseUUID(ref); perr == nil {
 			dom, err = l.DomainLookupByUUID(uuid)
 		} else {
 			dom, err = l.DomainLookupByName(ref)
@@ -232,7 +229,7 @@ func (d *domainInterfaceAddressesDataSource) lookupDomain(ctx context.Context, r
 		diags.AddAttributeError(path.Root("domain"), "Cannot look up domain", fmt.Sprintf("Looking up domain %q: %v", ref, err))
 		return dom, ""
 	}
-	return dom, uuidString(dom.UUID)
+	return dom, treeresource.UUIDString(dom.UUID)
 }
 
 // sourceObservation is what one source said in one poll.

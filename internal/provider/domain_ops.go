@@ -13,20 +13,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
-// domainRead is one read of a domain: its persistent definition and run state.
-type domainRead struct {
-	uuid        string
-	def         *libvirtxml.Domain
-	active      bool
-	autostart   bool
-	consoleURLs []tftypes.Value
-}
-
 func domainRef(id string) (libvirt.Domain, error) {
-	u, err := libvirtUUID(id)
+	u, err := treeresource.ParseUUID(id)
 	if err != nil {
 		return libvirt.Domain{}, err
 	}
@@ -37,27 +30,28 @@ func domainRef(id string) (libvirt.Domain, error) {
 // libvirtxml document.
 func domainFromPlan(attrs map[string]tftypes.Value, diags *diag.Diagnostics) *libvirtxml.Domain {
 	model := xmlschema.Domain()
-	doc, err := model.FromValues(docValues(model.AttributeTypes(), attrs))
+	doc, err := model.FromValues(treeresource.DocValues(model.AttributeTypes(), attrs))
 	if err != nil {
-		addConversionError(diags, "Invalid domain definition", err)
+		treeresource.AddConversionError(diags, "Invalid domain definition", err)
 		return nil
 	}
 	return doc
 }
 
-// read fetches a domain with at most two calls: the current XML (which for an
-// inactive domain is its persistent definition) and, only when it runs, the
-// persistent definition. The autostart flag comes from one list call shared
-// by all domains of a refresh.
-func (r *domainResource) read(ctx context.Context, dom libvirt.Domain) (*domainRead, error) {
+// Fetch reads a domain with at most two calls: the current XML (which for
+// an inactive domain is its persistent definition) and, only when it runs,
+// the persistent definition. The autostart flag comes from one list call
+// shared by all domains of a refresh.
+func (r *domainResource) Fetch(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.Domain], error) {
+	dom, err := domainRef(id)
+	if err != nil {
+		return nil, err
+	}
 	var current, persistent string
-	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	err = c.Do(ctx, func(l *libvirt.Libvirt) error {
 		var err error
-		if current, err = l.DomainGetXMLDesc(dom, libvirt.DomainXMLSecure); err != nil {
-			return err
-		}
-		persistent = current
-		return nil
+		current, err = l.DomainGetXMLDesc(dom, libvirt.DomainXMLSecure)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -66,9 +60,11 @@ func (r *domainResource) read(ctx context.Context, dom libvirt.Domain) (*domainR
 	if err := live.Unmarshal(current); err != nil {
 		return nil, fmt.Errorf("parsing domain XML: %w", err)
 	}
-	out := &domainRead{uuid: live.UUID, active: live.ID != nil && *live.ID >= 0}
-	if out.active {
-		err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	active := live.ID != nil && *live.ID >= 0
+	urls := []tftypes.Value{}
+	def := &live
+	if active {
+		err := c.Do(ctx, func(l *libvirt.Libvirt) error {
 			var err error
 			persistent, err = l.DomainGetXMLDesc(dom, libvirt.DomainXMLSecure|libvirt.DomainXMLInactive)
 			return err
@@ -76,26 +72,25 @@ func (r *domainResource) read(ctx context.Context, dom libvirt.Domain) (*domainR
 		if err != nil {
 			return nil, err
 		}
-		out.consoleURLs = consoleURLs(&live, r.client.Host())
-	}
-	if out.consoleURLs == nil {
-		out.consoleURLs = []tftypes.Value{}
-	}
-	def := &live
-	if out.active {
+		if u := consoleURLs(&live, c.Host()); u != nil {
+			urls = u
+		}
 		def = new(libvirtxml.Domain)
 		if err := def.Unmarshal(persistent); err != nil {
 			return nil, fmt.Errorf("parsing domain XML: %w", err)
 		}
 	}
 	def.ID = nil
-	out.def = def
-	auto, err := domainAutostart(ctx, r.client, dom.UUID)
+	autostart, err := domainAutostart(ctx, c, dom.UUID)
 	if err != nil {
 		return nil, err
 	}
-	out.autostart = auto
-	return out, nil
+	return &treeresource.Fetched[libvirtxml.Domain]{Doc: def, Own: map[string]tftypes.Value{
+		"id":            treeresource.StringValue(live.UUID),
+		attrRunning:     treeresource.BoolValue(active),
+		attrAutostart:   treeresource.BoolValue(autostart),
+		attrConsoleURLs: tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, urls),
+	}}, nil
 }
 
 // consoleURLs lists the graphical consoles of a running domain.
@@ -110,9 +105,9 @@ func consoleURLs(live *libvirtxml.Domain, host string) []tftypes.Value {
 	for _, g := range live.Devices.Graphics {
 		switch {
 		case g.VNC != nil && g.VNC.Port > 0:
-			out = append(out, tfString("vnc://"+net.JoinHostPort(host, strconv.Itoa(g.VNC.Port))))
+			out = append(out, treeresource.StringValue("vnc://"+net.JoinHostPort(host, strconv.Itoa(g.VNC.Port))))
 		case g.Spice != nil && g.Spice.Port > 0:
-			out = append(out, tfString("spice://"+net.JoinHostPort(host, strconv.Itoa(g.Spice.Port))))
+			out = append(out, treeresource.StringValue("spice://"+net.JoinHostPort(host, strconv.Itoa(g.Spice.Port))))
 		}
 	}
 	return out
@@ -167,7 +162,7 @@ func fillDiskFormats(l *libvirt.Libvirt, doc *libvirtxml.Domain) error {
 // defined, so nothing is left behind.
 func (r *domainResource) defineAndStart(ctx context.Context, doc *libvirtxml.Domain, opts domainOptions) (libvirt.Domain, error) {
 	var dom libvirt.Domain
-	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		if err := fillDiskFormats(l, doc); err != nil {
 			return err
 		}
@@ -193,7 +188,7 @@ func (r *domainResource) defineAndStart(ctx context.Context, doc *libvirtxml.Dom
 		}
 		return nil
 	})
-	invalidateAutostart(r.client)
+	invalidateAutostart(r.Client())
 	return dom, err
 }
 

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
 // minMemoryKiB is the size under which a memory value without a unit is
@@ -23,7 +25,7 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if req.Plan.Raw.IsNull() {
 		return // destroy
 	}
-	plan := objectAttrs(req.Plan.Raw)
+	plan := treeresource.ObjectAttrs(req.Plan.Raw)
 	if plan == nil {
 		return
 	}
@@ -31,7 +33,7 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if req.State.Raw.IsNull() || req.Plan.Raw.Equal(req.State.Raw) {
 		return
 	}
-	state := objectAttrs(req.State.Raw)
+	state := treeresource.ObjectAttrs(req.State.Raw)
 
 	// libvirt cannot change a domain's type or architecture in place.
 	if changed(plan["type"], state["type"]) {
@@ -40,15 +42,15 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	// A null architecture is libvirt's choice (the host's), not a change:
 	// state holds libvirt's value after an import, and replacing a guest
 	// because the configuration leaves the default unwritten would destroy it.
-	if arch := nestedAttr(plan["os"], "type_arch"); !arch.IsNull() && changed(arch, nestedAttr(state["os"], "type_arch")) {
+	if arch := treeresource.Nested(plan["os"], "type_arch"); !arch.IsNull() && changed(arch, treeresource.Nested(state["os"], "type_arch")) {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("os").AtName("type_arch"))
 	}
 	if len(resp.RequiresReplace) > 0 {
 		return
 	}
 
-	running, _ := boolAttr(state, attrRunning)
-	stayRunning, _ := boolAttr(plan, attrRunning)
+	running, _ := treeresource.Bool(state, attrRunning)
+	stayRunning, _ := treeresource.Bool(plan, attrRunning)
 	if !running || !stayRunning {
 		return
 	}
@@ -58,7 +60,7 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if diags.HasError() || newDoc == nil || oldDoc == nil {
 		return // reported again, with paths, at apply
 	}
-	name, _ := stringAttr(plan, "name")
+	name, _ := treeresource.String(plan, "name")
 	if oldDoc.Name != newDoc.Name {
 		resp.Diagnostics.AddAttributeWarning(path.Root("name"), "Renaming restarts the domain",
 			fmt.Sprintf("libvirt renames only stopped domains: %q will be shut down, renamed to %q and started again.", oldDoc.Name, name))
@@ -67,7 +69,7 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if !d.restartForOthers {
 		return
 	}
-	restart, _ := boolAttr(plan, attrRestartOnChange)
+	restart, _ := treeresource.Bool(plan, attrRestartOnChange)
 	if restart {
 		resp.Diagnostics.AddWarning("The domain will be restarted",
 			fmt.Sprintf("Domain %q is running and this change only takes effect at its next boot; restart_on_change = true, so apply shuts it down gracefully and starts it again.", name))
@@ -105,13 +107,4 @@ func changed(a, b tftypes.Value) bool {
 		return false
 	}
 	return !a.Equal(b)
-}
-
-// nestedAttr reads attribute name of an object value (null when absent).
-func nestedAttr(obj tftypes.Value, name string) tftypes.Value {
-	attrs := objectAttrs(obj)
-	if v, ok := attrs[name]; ok {
-		return v
-	}
-	return tftypes.NewValue(tftypes.String, nil)
 }

@@ -13,6 +13,8 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
 // update applies the planned definition: rename, redefine the persistent
@@ -20,8 +22,8 @@ import (
 // memory, disk and interface hot-plug), a restart when asked for changes
 // that need one, and the run state and autostart flag.
 func (r *domainResource) update(ctx context.Context, dom libvirt.Domain, oldDoc, newDoc *libvirtxml.Domain, opts domainOptions) error {
-	defer invalidateAutostart(r.client)
-	return r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	defer invalidateAutostart(r.Client())
+	return r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		if err := fillDiskFormats(l, newDoc); err != nil {
 			return err
 		}
@@ -267,25 +269,11 @@ func currentMemoryKiB(d *libvirtxml.Domain) uint64 {
 	return toKiB(uint64(d.CurrentMemory.Value), d.CurrentMemory.Unit)
 }
 
-// toKiB converts a libvirt scaled memory value (default unit KiB).
+// toKiB converts a libvirt memory value (default unit KiB) to KiB; an
+// unknown unit (refused by libvirt at define) counts as KiB.
 func toKiB(v uint64, unit string) uint64 {
-	switch strings.ToLower(unit) {
-	case "b", "bytes":
-		return v / 1024
-	case "", "k", "kib":
-		return v
-	case "kb":
-		return v * 1000 / 1024
-	case "m", "mib":
-		return v << 10
-	case "mb":
-		return v * 1000000 / 1024
-	case "g", "gib":
-		return v << 20
-	case "gb":
-		return v * 1000000000 / 1024
-	case "t", "tib":
-		return v << 30
+	if kib, ok := xmlschema.ScaledValue(v, unit, "KiB", "KiB"); ok {
+		return kib
 	}
 	return v
 }

@@ -9,12 +9,14 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
 // networkChanges sorts the document paths whose planned value differs from
 // the state by how libvirt can apply them.
 type networkChanges struct {
-	replace []string // name, uuid: libvirt cannot rename a network or change its UUID
+	replace []string // name, uuid: libvirt cannot rename a network or change its UUID (Spec.ReplaceOnChange)
 	live    []string // DHCP host reservations and DNS hosts: virNetworkUpdate, no restart
 	restart []string // everything else: redefine, then destroy + start
 }
@@ -121,41 +123,6 @@ func networkLeafEqual(a, b tftypes.Value) bool {
 	return a.Equal(b)
 }
 
-// keepNetworkChosenValues returns plan with every unknown value the user did not
-// configure (config null) replaced by the state's value: the UUID, bridge
-// name and bridge MAC libvirt chose stay what they are across an update,
-// and the plan does not show them as "known after apply". Values the
-// configuration leaves unknown (references to other resources) stay unknown.
-// Lists are left alone: no libvirt-chosen value of a network sits in a list.
-func keepNetworkChosenValues(plan, config, state tftypes.Value) tftypes.Value {
-	if !plan.IsKnown() {
-		if config.IsNull() && state.IsKnown() && !state.IsNull() {
-			return state
-		}
-		return plan
-	}
-	if plan.IsNull() || config.IsNull() || !config.IsKnown() || state.IsNull() || !state.IsKnown() {
-		return plan
-	}
-	if _, ok := plan.Type().(tftypes.Object); !ok {
-		return plan
-	}
-	var pm, cm, sm map[string]tftypes.Value
-	if plan.As(&pm) != nil || config.As(&cm) != nil || state.As(&sm) != nil {
-		return plan
-	}
-	out := make(map[string]tftypes.Value, len(pm))
-	for name, v := range pm {
-		c, okc := cm[name]
-		s, oks := sm[name]
-		if okc && oks {
-			v = keepNetworkChosenValues(v, c, s)
-		}
-		out[name] = v
-	}
-	return tftypes.NewValue(plan.Type(), out)
-}
-
 // joinNetworkPaths joins up to max paths for a message.
 func joinNetworkPaths(paths []string, max int) string {
 	if len(paths) <= max {
@@ -171,12 +138,12 @@ func joinNetworkPaths(paths []string, max int) string {
 func networkHostConflicts(config map[string]tftypes.Value) []networkConflict {
 	var out []networkConflict
 	for i, ip := range networkListElems(config["ips"]) {
-		dhcp := objectAttrs(objectAttrs(ip)["dhcp"])
+		dhcp := treeresource.ObjectAttrs(treeresource.ObjectAttrs(ip)["dhcp"])
 		seen := map[string]int{}
 		for j, h := range networkListElems(dhcp["hosts"]) {
-			ha := objectAttrs(h)
+			ha := treeresource.ObjectAttrs(h)
 			for _, attr := range []string{"mac", "ip", "name"} {
-				v, ok := stringAttr(ha, attr)
+				v, ok := treeresource.String(ha, attr)
 				if !ok || v == "" {
 					continue
 				}
@@ -193,8 +160,8 @@ func networkHostConflicts(config map[string]tftypes.Value) []networkConflict {
 		}
 	}
 	seen := map[string]int{}
-	for j, h := range networkListElems(objectAttrs(config["dns"])["host"]) {
-		v, ok := stringAttr(objectAttrs(h), "ip")
+	for j, h := range networkListElems(treeresource.ObjectAttrs(config["dns"])["host"]) {
+		v, ok := treeresource.String(treeresource.ObjectAttrs(h), "ip")
 		if !ok {
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
@@ -46,8 +47,8 @@ func testNetworkDoc() *libvirtxml.Network {
 func networkObject(t *testing.T, doc *libvirtxml.Network, id string) tftypes.Value {
 	t.Helper()
 	typ := networkSchema().Type().TerraformType(context.Background())
-	return buildObject(typ, xmlschema.Network().ToValues(doc), map[string]tftypes.Value{
-		"id": tfString(id), "autostart": tfBool(false), "running": tfBool(true),
+	return treeresource.BuildObject(typ, xmlschema.Network().ToValues(doc), map[string]tftypes.Value{
+		"id": treeresource.StringValue(id), "autostart": treeresource.BoolValue(false), "running": treeresource.BoolValue(true),
 	})
 }
 
@@ -55,7 +56,7 @@ func modifyNetworkPlan(t *testing.T, state, plan, config tftypes.Value) *resourc
 	t.Helper()
 	s := networkSchema()
 	resp := &resource.ModifyPlanResponse{Plan: tfsdk.Plan{Schema: s, Raw: plan}}
-	(&networkResource{}).ModifyPlan(context.Background(), resource.ModifyPlanRequest{
+	NewNetworkResource().(*networkResource).ModifyPlan(context.Background(), resource.ModifyPlanRequest{
 		State:  tfsdk.State{Schema: s, Raw: state},
 		Plan:   tfsdk.Plan{Schema: s, Raw: plan},
 		Config: tfsdk.Config{Schema: s, Raw: config},
@@ -131,8 +132,8 @@ func TestNetworkModifyPlan(t *testing.T) {
 func TestNetworkModifyPlanStoppedNetwork(t *testing.T) {
 	const id = "6a0d6c8e-3c39-4a52-9a1e-0d1f4f1f3b21"
 	stopped := func(v tftypes.Value) tftypes.Value {
-		a := objectAttrs(v)
-		a["running"] = tfBool(false)
+		a := treeresource.ObjectAttrs(v)
+		a["running"] = treeresource.BoolValue(false)
 		return tftypes.NewValue(v.Type(), a)
 	}
 	doc := testNetworkDoc()
@@ -153,7 +154,7 @@ func TestNetworkModifyPlanKeepsChosenValues(t *testing.T) {
 	doc.IPs[0].DHCP.Ranges[0].End = "10.9.0.150"
 	doc.UUID, doc.Bridge = "", nil
 	config := networkObject(t, doc, id)
-	attrs := objectAttrs(config)
+	attrs := treeresource.ObjectAttrs(config)
 	types := xmlschema.Network().AttributeTypes()
 	planAttrs := make(map[string]tftypes.Value, len(attrs))
 	for k, v := range attrs {
@@ -164,13 +165,13 @@ func TestNetworkModifyPlanKeepsChosenValues(t *testing.T) {
 	plan := tftypes.NewValue(config.Type(), planAttrs)
 
 	resp := modifyNetworkPlan(t, state, plan, config)
-	got := objectAttrs(resp.Plan.Raw)
-	if u, ok := stringAttr(got, "uuid"); !ok || u != id {
+	got := treeresource.ObjectAttrs(resp.Plan.Raw)
+	if u, ok := treeresource.String(got, "uuid"); !ok || u != id {
 		t.Errorf("planned uuid = %v, want the state's %s", got["uuid"], id)
 	}
-	if b := objectAttrs(got["bridge"]); b == nil {
+	if b := treeresource.ObjectAttrs(got["bridge"]); b == nil {
 		t.Errorf("planned bridge = %v, want the state's", got["bridge"])
-	} else if n, _ := stringAttr(b, "name"); n != "virbr9" {
+	} else if n, _ := treeresource.String(b, "name"); n != "virbr9" {
 		t.Errorf("planned bridge.name = %q, want virbr9", n)
 	}
 	// the restart warning is still there
@@ -178,11 +179,11 @@ func TestNetworkModifyPlanKeepsChosenValues(t *testing.T) {
 		t.Errorf("diagnostics = %v", resp.Diagnostics)
 	}
 	// and a value unknown in the configuration itself stays unknown
-	configAttrs := objectAttrs(config)
+	configAttrs := treeresource.ObjectAttrs(config)
 	configAttrs["uuid"] = tftypes.NewValue(types["uuid"], tftypes.UnknownValue)
 	config = tftypes.NewValue(config.Type(), configAttrs)
 	resp = modifyNetworkPlan(t, state, plan, config)
-	if objectAttrs(resp.Plan.Raw)["uuid"].IsKnown() {
+	if treeresource.ObjectAttrs(resp.Plan.Raw)["uuid"].IsKnown() {
 		t.Errorf("uuid unknown in the configuration became known in the plan")
 	}
 	if len(resp.RequiresReplace) != 1 || !resp.RequiresReplace[0].Equal(path.Root("uuid")) {
@@ -322,7 +323,7 @@ func TestNetworkValidateConfigConflicts(t *testing.T) {
 	config := networkObject(t, doc, "")
 	s := networkSchema()
 	resp := &resource.ValidateConfigResponse{}
-	(&networkResource{}).ValidateConfig(context.Background(), resource.ValidateConfigRequest{Config: tfsdk.Config{Schema: s, Raw: config}}, resp)
+	NewNetworkResource().(*networkResource).ValidateConfig(context.Background(), resource.ValidateConfigRequest{Config: tfsdk.Config{Schema: s, Raw: config}}, resp)
 	// attached to the top-level attribute (the CLI cannot place nested
 	// attribute paths); the detail names the elements
 	var got []string
@@ -338,7 +339,7 @@ func TestNetworkValidateConfigConflicts(t *testing.T) {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	resp = &resource.ValidateConfigResponse{}
-	(&networkResource{}).ValidateConfig(context.Background(), resource.ValidateConfigRequest{Config: tfsdk.Config{Schema: s, Raw: networkObject(t, testNetworkDoc(), "")}}, resp)
+	NewNetworkResource().(*networkResource).ValidateConfig(context.Background(), resource.ValidateConfigRequest{Config: tfsdk.Config{Schema: s, Raw: networkObject(t, testNetworkDoc(), "")}}, resp)
 	if resp.Diagnostics.HasError() {
 		t.Errorf("valid configuration refused: %v", resp.Diagnostics)
 	}
@@ -368,7 +369,7 @@ func BenchmarkNetworkModifyPlan(b *testing.B) {
 	req := resource.ModifyPlanRequest{
 		State: tfsdk.State{Schema: s, Raw: state}, Plan: tfsdk.Plan{Schema: s, Raw: plan}, Config: tfsdk.Config{Schema: s, Raw: plan},
 	}
-	r := &networkResource{}
+	r := NewNetworkResource().(*networkResource)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
 // Live network updates: DHCP host reservations and DNS host entries change
@@ -281,5 +283,5 @@ func randomNetworkUUID() (string, error) {
 	}
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80
-	return uuidString(u), nil
+	return treeresource.UUIDString(u), nil
 }

@@ -5,8 +5,6 @@ package provider
 import (
 	"context"
 	"os"
-	"sort"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -22,26 +20,6 @@ import (
 const DefaultURI = "qemu:///system"
 
 var _ provider.Provider = (*libvirtProvider)(nil)
-
-// registry of resource and data source constructors; each resource file adds
-// itself in init so that resources are independent of this file.
-var (
-	registryMu  sync.Mutex
-	resources   = map[string]func() resource.Resource{}
-	dataSources = map[string]func() datasource.DataSource{}
-)
-
-func registerResource(typeName string, f func() resource.Resource) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	resources[typeName] = f
-}
-
-func registerDataSource(typeName string, f func() datasource.DataSource) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	dataSources[typeName] = f
-}
 
 type libvirtProvider struct {
 	version string
@@ -116,32 +94,20 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.DataSourceData = client
 }
 
+// Resources lists every resource the provider serves.
 func (p *libvirtProvider) Resources(context.Context) []func() resource.Resource {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	names := make([]string, 0, len(resources))
-	for n := range resources {
-		names = append(names, n)
+	return []func() resource.Resource{
+		NewCloudinitDiskResource,
+		NewDomainResource,
+		NewNetworkResource,
+		NewPoolResource,
+		NewVolumeResource,
 	}
-	sort.Strings(names)
-	out := make([]func() resource.Resource, 0, len(names))
-	for _, n := range names {
-		out = append(out, resources[n])
-	}
-	return out
 }
 
+// DataSources lists every data source the provider serves.
 func (p *libvirtProvider) DataSources(context.Context) []func() datasource.DataSource {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	names := make([]string, 0, len(dataSources))
-	for n := range dataSources {
-		names = append(names, n)
+	return []func() datasource.DataSource{
+		NewDomainInterfaceAddressesDataSource,
 	}
-	sort.Strings(names)
-	out := make([]func() datasource.DataSource, 0, len(names))
-	for _, n := range names {
-		out = append(out, dataSources[n])
-	}
-	return out
 }

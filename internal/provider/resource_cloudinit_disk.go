@@ -22,8 +22,6 @@ import (
 	"github.com/virtxml/terraform-provider-libvirt/internal/cloudinit"
 )
 
-func init() { registerResource("libvirt_cloudinit_disk", NewCloudinitDiskResource) }
-
 var (
 	_ resource.Resource               = (*cloudinitDiskResource)(nil)
 	_ resource.ResourceWithModifyPlan = (*cloudinitDiskResource)(nil)

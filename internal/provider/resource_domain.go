@@ -18,10 +18,9 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
-
-func init() { registerResource("libvirt_domain", NewDomainResource) }
 
 var (
 	_ resource.ResourceWithImportState = (*domainResource)(nil)
@@ -30,10 +29,14 @@ var (
 )
 
 // NewDomainResource returns the libvirt_domain resource.
-func NewDomainResource() resource.Resource { return &domainResource{} }
+func NewDomainResource() resource.Resource {
+	r := &domainResource{}
+	r.Base = treeresource.NewBase(domainSpec(), r)
+	return r
+}
 
 type domainResource struct {
-	client *libvirtconn.Client
+	treeresource.Base[libvirtxml.Domain]
 }
 
 // The domain's own (provider-level) attributes, beside the XML tree.
@@ -47,23 +50,20 @@ const (
 	attrConsoleURLs     = "console_urls"
 )
 
-func (r *domainResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_domain"
-}
+// defaultShutdownTimeout is shutdown_timeout's default.
+const defaultShutdownTimeout = "60s"
 
-func (r *domainResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = domainSchema()
-}
-
-func domainSchema() schema.Schema {
-	return schema.Schema{
+func domainSpec() treeresource.Spec[libvirtxml.Domain] {
+	return treeresource.Spec[libvirtxml.Domain]{
+		Name:  "domain",
+		Model: xmlschema.Domain(),
 		Description: "A libvirt domain (virtual machine). The attributes mirror the libvirt domain XML " +
 			"(https://libvirt.org/formatdomain.html) one to one; `running`, `autostart` and the start and " +
 			"shutdown options are the provider's own. vCPU (`vcpu_current`) and memory (`current_memory`) changes, " +
 			"disk and interface hot-plug, `running` and `autostart` apply live; other changes are written to the " +
 			"persistent definition and take effect at the next boot (the plan warns), or at once with `restart_on_change`. " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
-		Attributes: mergeAttributes(xmlschema.Domain().Attributes(), map[string]schema.Attribute{
+		Own: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
 				Description:   "The domain's UUID.",
@@ -86,7 +86,7 @@ func domainSchema() schema.Schema {
 				Description: "Boot afresh, discarding any managed-save image (VIR_DOMAIN_START_FORCE_BOOT).",
 			},
 			attrShutdownTimeout: schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString("60s"),
+				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultShutdownTimeout),
 				Description: "How long to wait for a graceful (ACPI) shutdown when stopping or deleting the domain before forcing it off, as a Go duration (\"90s\", \"5m\"). \"0s\" forces off at once.",
 			},
 			attrRestartOnChange: schema.BoolAttribute{
@@ -97,13 +97,14 @@ func domainSchema() schema.Schema {
 				Computed: true, ElementType: types.StringType,
 				Description: "Graphical console URLs of the running domain, read from its live definition (vnc://host:port, spice://host:port; host is the connection's host).",
 			},
-		}),
+		},
+		// libvirt cannot change a domain's type in place
+		ReplaceOnChange: []string{"type"},
+		// a domain that starts or stops gets or loses its console URLs
+		UnknownOnChange: []string{attrConsoleURLs},
 	}
 }
 
-func (r *domainResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFromProviderData(req.ProviderData, &resp.Diagnostics)
-}
 
 // domainOptions are the own attributes that steer operations.
 type domainOptions struct {
@@ -113,13 +114,13 @@ type domainOptions struct {
 
 func readDomainOptions(attrs map[string]tftypes.Value) (domainOptions, error) {
 	var o domainOptions
-	o.running, _ = boolAttr(attrs, attrRunning)
-	o.autostart, _ = boolAttr(attrs, attrAutostart)
-	o.paused, _ = boolAttr(attrs, attrStartPaused)
-	o.forceBoot, _ = boolAttr(attrs, attrStartForceBoot)
-	o.restartOnChange, _ = boolAttr(attrs, attrRestartOnChange)
-	o.shutdownTimeout = 60 * time.Second
-	if s, ok := stringAttr(attrs, attrShutdownTimeout); ok {
+	o.running, _ = treeresource.Bool(attrs, attrRunning)
+	o.autostart, _ = treeresource.Bool(attrs, attrAutostart)
+	o.paused, _ = treeresource.Bool(attrs, attrStartPaused)
+	o.forceBoot, _ = treeresource.Bool(attrs, attrStartForceBoot)
+	o.restartOnChange, _ = treeresource.Bool(attrs, attrRestartOnChange)
+	o.shutdownTimeout, _ = time.ParseDuration(defaultShutdownTimeout)
+	if s, ok := treeresource.String(attrs, attrShutdownTimeout); ok {
 		d, err := time.ParseDuration(s)
 		if err != nil || d < 0 {
 			return o, fmt.Errorf("shutdown_timeout %q is not a duration such as \"90s\" or \"5m\"", s)
@@ -129,33 +130,11 @@ func readDomainOptions(attrs map[string]tftypes.Value) (domainOptions, error) {
 	return o, nil
 }
 
-// ownState copies the user's own attributes from attrs and adds what was read.
-func ownState(attrs map[string]tftypes.Value, read *domainRead) map[string]tftypes.Value {
-	own := map[string]tftypes.Value{
-		"id":            tfString(read.uuid),
-		attrRunning:     tfBool(read.active),
-		attrAutostart:   tfBool(read.autostart),
-		attrConsoleURLs: tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, read.consoleURLs),
-	}
-	defaults := map[string]tftypes.Value{
-		attrStartPaused: tfBool(false), attrStartForceBoot: tfBool(false),
-		attrShutdownTimeout: tfString("60s"), attrRestartOnChange: tfBool(false),
-	}
-	for name, def := range defaults {
-		if v, ok := attrs[name]; ok && v.IsKnown() && !v.IsNull() {
-			own[name] = v
-		} else {
-			own[name] = def
-		}
-	}
-	return own
-}
-
 func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
+	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
 		return
 	}
-	plan := objectAttrs(req.Plan.Raw)
+	plan := treeresource.ObjectAttrs(req.Plan.Raw)
 	opts, err := readDomainOptions(plan)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root(attrShutdownTimeout), "Invalid shutdown_timeout", err.Error())
@@ -170,22 +149,17 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 		resp.Diagnostics.AddError("Cannot create domain", err.Error())
 		return
 	}
-	read, err := r.read(ctx, dom)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read domain after create", err.Error())
+	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), treeresource.UUIDString(dom.UUID), plan)
+	if err != nil || !found {
+		resp.Diagnostics.AddError("Cannot read domain after create", fmt.Sprint(err))
 		return
 	}
-	resp.State.Raw = r.stateFrom(req.Plan.Raw.Type(), plan, read)
+	resp.State.Raw = state
 }
 
-func (r *domainResource) stateFrom(t tftypes.Type, prior map[string]tftypes.Value, read *domainRead) tftypes.Value {
-	model := xmlschema.Domain()
-	var priorDoc map[string]tftypes.Value
-	if prior != nil {
-		priorDoc = docValues(model.AttributeTypes(), prior)
-		keepVCPUCurrent(priorDoc, read.def)
-	}
-	return buildObject(t, model.Reconcile(priorDoc, model.ToValues(read.def)), ownState(prior, read))
+// FixUp restores what libvirt drops from the user's document (keepVCPUCurrent).
+func (r *domainResource) FixUp(prior map[string]tftypes.Value, def *libvirtxml.Domain) {
+	keepVCPUCurrent(prior, def)
 }
 
 // keepVCPUCurrent restores <vcpu current> where libvirt drops it: libvirt
@@ -199,39 +173,13 @@ func keepVCPUCurrent(priorDoc map[string]tftypes.Value, def *libvirtxml.Domain) 
 	def.VCPU.Current = def.VCPU.Value
 }
 
-func (r *domainResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
-		return
-	}
-	prior := objectAttrs(req.State.Raw)
-	id, _ := stringAttr(prior, "id")
-	dom, err := domainRef(id)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("id"), "Invalid domain id", err.Error())
-		return
-	}
-	read, err := r.read(ctx, dom)
-	if libvirtconn.IsNotFound(err) {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read domain", err.Error())
-		return
-	}
-	if importing(prior) {
-		prior = nil
-	}
-	resp.State.Raw = r.stateFrom(req.State.Raw.Type(), prior, read)
-}
-
 func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
+	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
 		return
 	}
-	plan := objectAttrs(req.Plan.Raw)
-	state := objectAttrs(req.State.Raw)
-	id, _ := stringAttr(state, "id")
+	plan := treeresource.ObjectAttrs(req.Plan.Raw)
+	state := treeresource.ObjectAttrs(req.State.Raw)
+	id, _ := treeresource.String(state, "id")
 	dom, err := domainRef(id)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid domain id", err.Error())
@@ -252,27 +200,27 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 		resp.Diagnostics.AddError("Cannot update domain", err.Error())
 		return
 	}
-	read, err := r.read(ctx, dom)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read domain after update", err.Error())
+	newState, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
+	if err != nil || !found {
+		resp.Diagnostics.AddError("Cannot read domain after update", fmt.Sprint(err))
 		return
 	}
-	resp.State.Raw = r.stateFrom(req.Plan.Raw.Type(), plan, read)
+	resp.State.Raw = newState
 }
 
 func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
+	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
 		return
 	}
-	state := objectAttrs(req.State.Raw)
-	id, _ := stringAttr(state, "id")
+	state := treeresource.ObjectAttrs(req.State.Raw)
+	id, _ := treeresource.String(state, "id")
 	dom, err := domainRef(id)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid domain id", err.Error())
 		return
 	}
 	opts, _ := readDomainOptions(state)
-	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		if err := stopDomain(ctx, l, dom, opts.shutdownTimeout); err != nil {
 			return err
 		}
@@ -283,8 +231,9 @@ func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 }
 
-func (r *domainResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importByUUIDOrName(ctx, r.client, "domain", req, resp,
+// LookUp resolves a domain's UUID or name.
+func (r *domainResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
+	return treeresource.ByUUIDOrName(l, importID,
 		func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
 			o, err := l.DomainLookupByUUID(u)
 			return o.UUID, err
@@ -294,5 +243,3 @@ func (r *domainResource) ImportState(ctx context.Context, req resource.ImportSta
 			return o.UUID, err
 		})
 }
-
-func (r *domainResource) documentModel() documentModel { return xmlschema.Domain() }

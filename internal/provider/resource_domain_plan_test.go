@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
@@ -20,16 +21,16 @@ func planDomainValue(t *testing.T, doc *libvirtxml.Domain, running, restartOnCha
 	t.Helper()
 	typ := domainSchema().Type().TerraformType(context.Background())
 	own := map[string]tftypes.Value{
-		"id":                tfString("6f1c1a52-7a8e-4d0e-9d1e-0c1f2a3b4c5d"),
-		attrRunning:         tfBool(running),
-		attrAutostart:       tfBool(false),
-		attrStartPaused:     tfBool(false),
-		attrStartForceBoot:  tfBool(false),
-		attrShutdownTimeout: tfString("0s"),
-		attrRestartOnChange: tfBool(restartOnChange),
+		"id":                treeresource.StringValue("6f1c1a52-7a8e-4d0e-9d1e-0c1f2a3b4c5d"),
+		attrRunning:         treeresource.BoolValue(running),
+		attrAutostart:       treeresource.BoolValue(false),
+		attrStartPaused:     treeresource.BoolValue(false),
+		attrStartForceBoot:  treeresource.BoolValue(false),
+		attrShutdownTimeout: treeresource.StringValue("0s"),
+		attrRestartOnChange: treeresource.BoolValue(restartOnChange),
 		attrConsoleURLs:     tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{}),
 	}
-	return buildObject(typ, xmlschema.Domain().ToValues(doc), own)
+	return treeresource.BuildObject(typ, xmlschema.Domain().ToValues(doc), own)
 }
 
 func planTestDomain(mut func(*libvirtxml.Domain)) *libvirtxml.Domain {
@@ -85,7 +86,7 @@ func TestDomainModifyPlan(t *testing.T) {
 				State: tfsdk.State{Raw: state, Schema: s},
 			}
 			resp := resource.ModifyPlanResponse{Plan: req.Plan}
-			(&domainResource{}).ModifyPlan(context.Background(), req, &resp)
+			NewDomainResource().(*domainResource).ModifyPlan(context.Background(), req, &resp)
 			if resp.Diagnostics.HasError() {
 				t.Fatalf("errors: %v", resp.Diagnostics)
 			}

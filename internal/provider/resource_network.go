@@ -17,10 +17,9 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
-
-func init() { registerResource("libvirt_network", NewNetworkResource) }
 
 var (
 	_ resource.ResourceWithImportState    = (*networkResource)(nil)
@@ -30,29 +29,18 @@ var (
 )
 
 // NewNetworkResource returns the libvirt_network resource.
-func NewNetworkResource() resource.Resource { return &networkResource{} }
-
-type networkResource struct {
-	client *libvirtconn.Client
-}
-
-func (r *networkResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_network"
-}
-
-func (r *networkResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = networkSchema()
-}
-
-func networkSchema() schema.Schema {
-	return schema.Schema{
+func NewNetworkResource() resource.Resource {
+	r := &networkResource{}
+	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.Network]{
+		Name:  "network",
+		Model: xmlschema.Network(),
 		Description: "A libvirt virtual network. The attributes mirror the libvirt network XML " +
 			"(https://libvirt.org/formatnetwork.html) one to one. The network is defined and started; " +
 			"changes to DHCP host reservations (`ips[].dhcp.hosts`) and DNS hosts (`dns.host`) are applied live " +
 			"without a restart; other changes redefine and restart the network, and the plan warns about it; " +
 			"changing `name` or `uuid` replaces it. Destroying a network that running domains use fails and names them. " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
-		Attributes: mergeAttributes(xmlschema.Network().Attributes(), map[string]schema.Attribute{
+		Own: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
 				Description:   "The network's UUID.",
@@ -62,7 +50,7 @@ func networkSchema() schema.Schema {
 				Optional:    true,
 				Computed:    true,
 				Default:     booldefault.StaticBool(false),
-				Description: "Start the network when libvirtd starts.",
+				Description: "Start the network when libvirtd starts. Default: false.",
 			},
 			"running": schema.BoolAttribute{
 				Optional: true,
@@ -70,25 +58,28 @@ func networkSchema() schema.Schema {
 				Default:  booldefault.StaticBool(true),
 				Description: "Whether the network is started. `false` keeps it defined but stopped; stopping a network " +
 					"that running domains use fails and names them. A network stopped outside this configuration " +
-					"shows as a change back to `true`.",
+					"shows as a change back to `true`. Default: true.",
 			},
-		}),
-	}
+		},
+		// libvirt cannot rename a network or change its UUID
+		ReplaceOnChange: []string{"name", "uuid"},
+	}, r)
+	return r
 }
 
-func (r *networkResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFromProviderData(req.ProviderData, &resp.Diagnostics)
+type networkResource struct {
+	treeresource.Base[libvirtxml.Network]
 }
 
 func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
+	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
 		return
 	}
-	plan := objectAttrs(req.Plan.Raw)
-	model := xmlschema.Network()
-	doc, err := model.FromValues(docValues(model.AttributeTypes(), plan))
+	plan := treeresource.ObjectAttrs(req.Plan.Raw)
+	model := r.Model()
+	doc, err := model.FromValues(treeresource.DocValues(model.AttributeTypes(), plan))
 	if err != nil {
-		addConversionError(&resp.Diagnostics, "Invalid network definition", err)
+		treeresource.AddConversionError(&resp.Diagnostics, "Invalid network definition", err)
 		return
 	}
 	// Choose the UUID here: defining the same document twice is then
@@ -100,7 +91,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 			return
 		}
 	}
-	uuid, err := libvirtUUID(doc.UUID)
+	uuid, err := treeresource.ParseUUID(doc.UUID)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("uuid"), "Invalid network UUID", err.Error())
 		return
@@ -111,17 +102,17 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		resp.Diagnostics.AddError("Cannot write network XML", err.Error())
 		return
 	}
-	autostart, _ := boolAttr(plan, "autostart")
-	running, ok := boolAttr(plan, "running")
+	autostart, _ := treeresource.Bool(plan, "autostart")
+	running, ok := treeresource.Bool(plan, "running")
 	if !ok {
 		running = true
 	}
 	// a network of this name that is not ours: never redefine it
-	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		existing, err := l.NetworkLookupByName(doc.Name)
 		if err == nil {
 			return fmt.Errorf("a network named %q already exists (UUID %s); import it with "+
-				"`tofu import <address> %s` to manage it", doc.Name, uuidString(existing.UUID), doc.Name)
+				"`tofu import <address> %s` to manage it", doc.Name, treeresource.UUIDString(existing.UUID), doc.Name)
 		}
 		if libvirtconn.IsNotFound(err) {
 			return nil
@@ -132,7 +123,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create network", err.Error())
 		return
 	}
-	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		if _, err := l.NetworkDefineXMLFlags(xml, uint32(libvirt.NetworkDefineValidate)); err != nil {
 			return fmt.Errorf("defining network: %w", err)
 		}
@@ -156,18 +147,18 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		resp.Diagnostics.AddError("Cannot create network", err.Error()+r.removeAfterFailure(ctx, net))
 		return
 	}
-	state, found, err := r.read(ctx, net, plan)
+	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), doc.UUID, plan)
 	if err != nil || !found {
 		resp.Diagnostics.AddError("Cannot read network after create", fmt.Sprint(err)+r.removeAfterFailure(ctx, net))
 		return
 	}
-	resp.State.Raw = state.object(req.Plan.Raw.Type())
+	resp.State.Raw = state
 }
 
 // removeAfterFailure stops and undefines a network a failed create left
 // behind, and says so for the error message.
 func (r *networkResource) removeAfterFailure(ctx context.Context, net libvirt.Network) string {
-	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		if active, err := l.NetworkIsActive(net); err != nil {
 			return err
 		} else if active == 1 {
@@ -187,12 +178,16 @@ func (r *networkResource) removeAfterFailure(ctx context.Context, net libvirt.Ne
 	}
 }
 
-// read fetches the persistent definition and autostart flag and reconciles
-// them with prior (nil on import).
-func (r *networkResource) read(ctx context.Context, net libvirt.Network, prior map[string]tftypes.Value) (*treeRead, bool, error) {
+// Fetch reads the persistent definition, and whether the network runs and
+// starts with libvirtd.
+func (r *networkResource) Fetch(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.Network], error) {
+	net, err := networkRef(id)
+	if err != nil {
+		return nil, err
+	}
 	var xml string
 	var autostart, active int32
-	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	err = c.Do(ctx, func(l *libvirt.Libvirt) error {
 		var err error
 		if xml, err = l.NetworkGetXMLDesc(net, uint32(libvirt.NetworkXMLInactive)); err != nil {
 			return err
@@ -203,81 +198,65 @@ func (r *networkResource) read(ctx context.Context, net libvirt.Network, prior m
 		autostart, err = l.NetworkGetAutostart(net)
 		return err
 	})
-	if libvirtconn.IsNotFound(err) {
-		return nil, false, nil
-	}
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	var doc libvirtxml.Network
 	if err := doc.Unmarshal(xml); err != nil {
-		return nil, false, fmt.Errorf("parsing network XML: %w", err)
+		return nil, fmt.Errorf("parsing network XML: %w", err)
 	}
-	model := xmlschema.Network()
-	var priorDoc map[string]tftypes.Value
-	if prior != nil {
-		priorDoc = docValues(model.AttributeTypes(), prior)
-	}
-	return &treeRead{
-		doc: model.Reconcile(priorDoc, model.ToValues(&doc)),
-		own: map[string]tftypes.Value{
-			"id":        tfString(doc.UUID),
-			"autostart": tfBool(autostart == 1),
-			"running":   tfBool(active == 1),
+	return &treeresource.Fetched[libvirtxml.Network]{Doc: &doc, Own: map[string]tftypes.Value{
+		"id":        treeresource.StringValue(doc.UUID),
+		"autostart": treeresource.BoolValue(autostart == 1),
+		"running":   treeresource.BoolValue(active == 1),
+	}}, nil
+}
+
+// LookUp resolves a network's UUID or name.
+func (r *networkResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
+	return treeresource.ByUUIDOrName(l, importID,
+		func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
+			o, err := l.NetworkLookupByUUID(u)
+			return o.UUID, err
 		},
-	}, true, nil
+		func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
+			o, err := l.NetworkLookupByName(name)
+			return o.UUID, err
+		})
 }
 
 func networkRef(id string) (libvirt.Network, error) {
-	u, err := libvirtUUID(id)
+	u, err := treeresource.ParseUUID(id)
 	if err != nil {
 		return libvirt.Network{}, err
 	}
 	return libvirt.Network{UUID: u}, nil
 }
 
-func (r *networkResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
-		return
-	}
-	prior := objectAttrs(req.State.Raw)
-	id, _ := stringAttr(prior, "id")
-	net, err := networkRef(id)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("id"), "Invalid network id", err.Error())
-		return
-	}
-	if importing(prior) {
-		prior = nil
-	}
-	state, found, err := r.read(ctx, net, prior)
-	storeRead(ctx, resp, "network", state, found, err)
-}
-
 func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
+	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
 		return
 	}
-	plan := objectAttrs(req.Plan.Raw)
-	prior := objectAttrs(req.State.Raw)
-	id, _ := stringAttr(prior, "id")
+	plan := treeresource.ObjectAttrs(req.Plan.Raw)
+	prior := treeresource.ObjectAttrs(req.State.Raw)
+	id, _ := treeresource.String(prior, "id")
 	net, err := networkRef(id)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid network id", err.Error())
 		return
 	}
-	model := xmlschema.Network()
-	planDoc := docValues(model.AttributeTypes(), plan)
-	stateDoc := docValues(model.AttributeTypes(), prior)
+	model := r.Model()
+	planDoc := treeresource.DocValues(model.AttributeTypes(), plan)
+	stateDoc := treeresource.DocValues(model.AttributeTypes(), prior)
 	doc, err := model.FromValues(planDoc)
 	if err != nil {
-		addConversionError(&resp.Diagnostics, "Invalid network definition", err)
+		treeresource.AddConversionError(&resp.Diagnostics, "Invalid network definition", err)
 		return
 	}
 	doc.UUID = id
 	changes := diffNetwork(stateDoc, planDoc)
-	autostart, _ := boolAttr(plan, "autostart")
-	running, ok := boolAttr(plan, "running")
+	autostart, _ := treeresource.Bool(plan, "autostart")
+	running, ok := treeresource.Bool(plan, "running")
 	if !ok {
 		running = true
 	}
@@ -290,7 +269,7 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 		r.setRunning(ctx, net, doc.Name, running, &resp.Diagnostics)
 	}
 	if !resp.Diagnostics.HasError() {
-		err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 			var a int32
 			if autostart {
 				a = 1
@@ -303,17 +282,17 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	if resp.Diagnostics.HasError() {
 		// keep what was applied before the failure: the next plan shows the rest
-		if state, found, rerr := r.read(ctx, net, prior); rerr == nil && found {
-			resp.State.Raw = state.object(req.State.Raw.Type())
+		if state, found, rerr := r.ReadBack(ctx, req.State.Raw.Type(), id, prior); rerr == nil && found {
+			resp.State.Raw = state
 		}
 		return
 	}
-	state, found, err := r.read(ctx, net, plan)
+	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
 	if err != nil || !found {
 		resp.Diagnostics.AddError("Cannot read network after update", fmt.Sprint(err))
 		return
 	}
-	resp.State.Raw = state.object(req.Plan.Raw.Type())
+	resp.State.Raw = state
 }
 
 // redefineAndRestart replaces the persistent definition and restarts the
@@ -326,7 +305,7 @@ func (r *networkResource) redefineAndRestart(ctx context.Context, net libvirt.Ne
 		return
 	}
 	var detached []string
-	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		active, _ := l.NetworkIsActive(net)
 		if active == 1 {
 			// the guests whose interfaces the restart leaves off the bridge
@@ -372,7 +351,7 @@ func (r *networkResource) redefineAndRestart(ctx context.Context, net libvirt.Ne
 // running domains would cut them off: refused, naming them (as Delete does).
 func (r *networkResource) setRunning(ctx context.Context, net libvirt.Network, name string, running bool, diags *diag.Diagnostics) {
 	var users []string
-	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		active, err := l.NetworkIsActive(net)
 		if err != nil {
 			return err
@@ -415,7 +394,7 @@ func (r *networkResource) setRunning(ctx context.Context, net libvirt.Network, n
 // updateLive applies DHCP host and DNS host changes with virNetworkUpdate:
 // the running network (dnsmasq) and its definition change, nothing restarts.
 func (r *networkResource) updateLive(ctx context.Context, net libvirt.Network, new *libvirtxml.Network, diags *diag.Diagnostics) {
-	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		// the operations are computed from libvirt's current hosts, not from
 		// the state: a run that client.Do repeats after a broken connection
 		// only does what is still missing
@@ -450,17 +429,17 @@ func (r *networkResource) updateLive(ctx context.Context, net libvirt.Network, n
 }
 
 func (r *networkResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
+	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
 		return
 	}
-	id, _ := stringAttr(objectAttrs(req.State.Raw), "id")
+	id, _ := treeresource.String(treeresource.ObjectAttrs(req.State.Raw), "id")
 	net, err := networkRef(id)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid network id", err.Error())
 		return
 	}
 	var users []string
-	err = r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		users = nil
 		active, err := l.NetworkIsActive(net)
 		if err != nil {
@@ -502,48 +481,23 @@ func (r *networkResource) Delete(ctx context.Context, req resource.DeleteRequest
 	}
 }
 
-func (r *networkResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importByUUIDOrName(ctx, r.client, "network", req, resp,
-		func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-			o, err := l.NetworkLookupByUUID(u)
-			return o.UUID, err
-		},
-		func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-			o, err := l.NetworkLookupByName(name)
-			return o.UUID, err
-		})
-}
-
 // ModifyPlan makes the plan say what an update does: DHCP host and DNS host
 // changes apply live; any other change restarts the network (a warning names
 // the attributes); a new name or UUID replaces it. It works on the raw values
 // in one pass: attribute-level plan modifiers over the document tree would
 // cost far more (internal/xmlschema keeps them out of the tree).
 func (r *networkResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
+	plan := r.PlanUpdate(req, &resp.RequiresReplace)
+	if plan == nil {
 		return // create or destroy
 	}
-	plan := objectAttrs(req.Plan.Raw)
-	state := objectAttrs(req.State.Raw)
-	config := objectAttrs(req.Config.Raw)
-	if plan == nil || state == nil {
-		return
-	}
-	types := xmlschema.Network().AttributeTypes()
-	planDoc := docValues(types, plan)
-	for name := range types {
-		if c, ok := config[name]; ok {
-			planDoc[name] = keepNetworkChosenValues(planDoc[name], c, state[name])
-		}
-	}
-	changes := diffNetwork(docValues(types, state), planDoc)
-	for _, p := range changes.replace {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root(p))
-	}
-	wasRunning, _ := boolAttr(state, "running")
-	staysRunning, known := boolAttr(plan, "running")
-	if len(changes.replace) == 0 && len(changes.restart) > 0 && wasRunning && (staysRunning || !known) {
-		name, _ := stringAttr(state, "name")
+	state := treeresource.ObjectAttrs(req.State.Raw)
+	types := r.Model().AttributeTypes()
+	changes := diffNetwork(treeresource.DocValues(types, state), treeresource.DocValues(types, plan))
+	wasRunning, _ := treeresource.Bool(state, "running")
+	staysRunning, known := treeresource.Bool(plan, "running")
+	if len(resp.RequiresReplace) == 0 && len(changes.restart) > 0 && wasRunning && (staysRunning || !known) {
+		name, _ := treeresource.String(state, "name")
 		resp.Diagnostics.AddAttributeWarning(path.Root(strings.SplitN(strings.SplitN(changes.restart[0], ".", 2)[0], "[", 2)[0]),
 			"Network restart",
 			fmt.Sprintf("libvirt_network %q: changing %s restarts the network; running guests on it lose connectivity. "+
@@ -552,22 +506,14 @@ func (r *networkResource) ModifyPlan(_ context.Context, req resource.ModifyPlanR
 				"without a restart.",
 				name, joinNetworkPaths(changes.restart, 8)))
 	}
-	own := make(map[string]tftypes.Value, len(plan)-len(types))
-	for name, v := range plan {
-		if _, isDoc := types[name]; !isDoc {
-			own[name] = v
-		}
-	}
-	resp.Plan.Raw = buildObject(req.Plan.Raw.Type(), planDoc, own)
+	treeresource.SetPlan(resp, plan)
 }
 
 // ValidateConfig refuses DHCP reservations or DNS hosts that collide, naming
 // the attribute: libvirt accepts some of them at define time and then serves
 // one address to two guests.
 func (r *networkResource) ValidateConfig(_ context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	for _, c := range networkHostConflicts(objectAttrs(req.Config.Raw)) {
-		resp.Diagnostics.AddAttributeError(topLevel(c.path), "Conflicting network host entries", c.detail) // detail names the path
+	for _, c := range networkHostConflicts(treeresource.ObjectAttrs(req.Config.Raw)) {
+		resp.Diagnostics.AddAttributeError(treeresource.TopLevel(c.path), "Conflicting network host entries", c.detail) // detail names the path
 	}
 }
-
-func (r *networkResource) documentModel() documentModel { return xmlschema.Network() }

@@ -19,10 +19,9 @@ import (
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
-
-func init() { registerResource("libvirt_volume", NewVolumeResource) }
 
 var (
 	_ resource.ResourceWithImportState = (*volumeResource)(nil)
@@ -30,21 +29,14 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*volumeResource)(nil)
 )
 
-// NewVolumeResource returns the libvirt_volume resource.
-func NewVolumeResource() resource.Resource { return &volumeResource{} }
-
-type volumeResource struct {
-	client *libvirtconn.Client
-}
-
 const volumeCreateTimeout = 30 * time.Minute
 
-func (r *volumeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_volume"
-}
-
-func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+// NewVolumeResource returns the libvirt_volume resource.
+func NewVolumeResource() resource.Resource {
+	r := &volumeResource{}
+	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.StorageVolume]{
+		Name:  "volume",
+		Model: xmlschema.StorageVolume(),
 		Description: "A libvirt storage volume. The attributes mirror the libvirt volume XML " +
 			"(https://libvirt.org/formatstorage.html#storage-volume-xml) one to one, plus `pool`, `create` and `path`. " +
 			"A volume is either empty (set `capacity`), an overlay on a base image (`backing_store`), or filled from " +
@@ -52,7 +44,7 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 			"in place; shrinking is refused; any other change replaces the volume. Deleting a volume that other volumes use " +
 			"as backing file fails. " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
-		Attributes: mergeAttributes(xmlschema.StorageVolume().Attributes(), map[string]schema.Attribute{
+		Own: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
 				Description:   "The volume's key (its path for file-based pools).",
@@ -90,54 +82,37 @@ func (r *volumeResource) Schema(ctx context.Context, _ resource.SchemaRequest, r
 					},
 				},
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true}),
-		}),
-	}
+			"timeouts": timeouts.Attributes(context.Background(), timeouts.Opts{Create: true}),
+		},
+		// growing applies in place; any other change needs a new volume
+		ReplaceOnChange: []string{treeresource.AllDocument},
+		InPlace:         []string{"capacity", "capacity_unit"},
+	}, r)
+	return r
 }
 
-func (r *volumeResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.client = clientFromProviderData(req.ProviderData, &resp.Diagnostics)
+type volumeResource struct {
+	treeresource.Base[libvirtxml.StorageVolume]
 }
 
-// volumeVolatile are reported by libvirt and change with use: they stay
-// unknown in an update plan.
-var volumeVolatile = map[string]bool{"allocation": true, "allocation_unit": true}
-
-// volumeInPlace are the document attributes Update applies (growing).
-var volumeInPlace = map[string]bool{"capacity": true, "capacity_unit": true}
-
-// ModifyPlan checks what a volume needs, refuses shrinking, and plans a
-// replacement for every change Update cannot apply.
+// ModifyPlan refuses shrinking and plans a replacement for every change
+// Update cannot apply.
 func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	plan := objectAttrs(req.Plan.Raw)
-	config := objectAttrs(req.Config.Raw)
-	if config["name"].IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Missing volume name", "name is required: the volume's file name in its pool.")
-	}
+	config := treeresource.ObjectAttrs(req.Config.Raw)
 	if config["capacity"].IsNull() && config["create"].IsNull() && config["backing_store"].IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("capacity"), "Missing volume capacity",
 			"capacity is required unless create.content.url gives the volume its content (and size) "+
 				"or backing_store names the image an overlay takes its size from.")
-	}
-	if resp.Diagnostics.HasError() || req.State.Raw.IsNull() || plan == nil {
 		return
 	}
-	state := objectAttrs(req.State.Raw)
-	var compare []string
-	for name := range xmlschema.StorageVolume().AttributeTypes() {
-		if volumeVolatile[name] {
-			continue
-		}
-		plan[name] = keepStateForUnknown(plan[name], state[name], config[name])
-		if !volumeInPlace[name] {
-			compare = append(compare, name)
-		}
+	plan := r.PlanUpdate(req, &resp.RequiresReplace)
+	if plan == nil {
+		return
 	}
-	sort.Strings(compare)
-	replaceChanged(plan, state, compare, &resp.RequiresReplace)
+	state := treeresource.ObjectAttrs(req.State.Raw)
 	// create: replacing content needs a new volume; recording it for an
 	// imported volume (state has none) does not
 	if sc := state["create"]; !sc.IsNull() && !plan["create"].Equal(sc) {
@@ -151,14 +126,14 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			return
 		}
 	}
-	resp.Plan.Raw = tftypes.NewValue(req.Plan.Raw.Type(), plan)
+	treeresource.SetPlan(resp, plan)
 }
 
 func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
+	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
 		return
 	}
-	plan := objectAttrs(req.Plan.Raw)
+	plan := treeresource.ObjectAttrs(req.Plan.Raw)
 	var to timeouts.Value
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("timeouts"), &to)...)
 	if resp.Diagnostics.HasError() {
@@ -172,22 +147,22 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	ctx, cancel := context.WithTimeout(ctx, createTimeout)
 	defer cancel()
 
-	model := xmlschema.StorageVolume()
-	doc, err := model.FromValues(docValues(model.AttributeTypes(), plan))
+	model := r.Model()
+	doc, err := model.FromValues(treeresource.DocValues(model.AttributeTypes(), plan))
 	if err != nil {
-		addConversionError(&resp.Diagnostics, "Invalid volume definition", err)
+		treeresource.AddConversionError(&resp.Diagnostics, "Invalid volume definition", err)
 		return
 	}
-	poolName, _ := stringAttr(plan, "pool")
+	poolName, _ := treeresource.String(plan, "pool")
 	url := contentURL(plan)
-	lockKey := poolLockKey(r.client.URI(), poolName)
+	lockKey := poolLockKey(r.Client().URI(), poolName)
 
 	// Look the pool up through Do, which re-dials a broken connection; the
 	// create and upload then use that connection directly: they must not be
 	// repeated blindly on a new one.
 	var l *libvirt.Libvirt
 	var pool libvirt.StoragePool
-	err = r.client.Do(ctx, func(conn *libvirt.Libvirt) error {
+	err = r.Client().Do(ctx, func(conn *libvirt.Libvirt) error {
 		var err error
 		l = conn
 		pool, err = conn.StoragePoolLookupByName(poolName)
@@ -227,10 +202,10 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			return
 		}
 	}
-	state, found, err := r.read(ctx, vol.Key, plan)
+	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), vol.Key, plan)
 	if err != nil || !found {
 		// not in state means nobody would delete it: remove it now
-		derr := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		derr := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 			unlock := storageLocks.Lock(lockKey)
 			defer unlock()
 			return l.StorageVolDelete(vol, 0)
@@ -242,22 +217,23 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		resp.Diagnostics.AddError("Cannot read volume after create", msg)
 		return
 	}
-	resp.State.Raw = state.object(req.Plan.Raw.Type())
+	resp.State.Raw = state
 }
 
 // contentURL returns create.content.url, "" when not set.
 func contentURL(attrs map[string]tftypes.Value) string {
-	create := objectAttrs(attrs["create"])
-	content := objectAttrs(create["content"])
-	url, _ := stringAttr(content, "url")
+	create := treeresource.ObjectAttrs(attrs["create"])
+	content := treeresource.ObjectAttrs(create["content"])
+	url, _ := treeresource.String(content, "url")
 	return url
 }
 
-// read fetches the volume by key and reconciles it with prior (nil on import).
-func (r *volumeResource) read(ctx context.Context, key string, prior map[string]tftypes.Value) (*treeRead, bool, error) {
+// Fetch reads the volume with this key; the pool and path it reports are
+// own attributes.
+func (r *volumeResource) Fetch(ctx context.Context, c *libvirtconn.Client, key string) (*treeresource.Fetched[libvirtxml.StorageVolume], error) {
 	var xml string
 	var vol libvirt.StorageVol
-	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	err := c.Do(ctx, func(l *libvirt.Libvirt) error {
 		var err error
 		if vol, err = l.StorageVolLookupByKey(key); err != nil {
 			return err
@@ -265,24 +241,12 @@ func (r *volumeResource) read(ctx context.Context, key string, prior map[string]
 		xml, err = l.StorageVolGetXMLDesc(vol, 0)
 		return err
 	})
-	if libvirtconn.IsNotFound(err) {
-		return nil, false, nil
-	}
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	var doc libvirtxml.StorageVolume
 	if err := doc.Unmarshal(xml); err != nil {
-		return nil, false, fmt.Errorf("parsing volume XML: %w", err)
-	}
-	model := xmlschema.StorageVolume()
-	types := model.AttributeTypes()
-	var priorDoc map[string]tftypes.Value
-	if prior != nil {
-		priorDoc = docValues(types, prior)
-		keepRawFormat(priorDoc, &doc)
-	} else {
-		pruneImportedVolume(&doc)
+		return nil, fmt.Errorf("parsing volume XML: %w", err)
 	}
 	volPath := ""
 	if doc.Target != nil {
@@ -291,37 +255,23 @@ func (r *volumeResource) read(ctx context.Context, key string, prior map[string]
 	if volPath == "" {
 		volPath = vol.Key
 	}
-	own := map[string]tftypes.Value{
-		"id":   tfString(vol.Key),
-		"pool": tfString(vol.Pool),
-		"path": tfString(volPath),
-	}
-	objType := func(name string) tftypes.Type {
-		return volumeOwnTypes[name]
-	}
-	for _, name := range []string{"create", "timeouts"} {
-		if v, ok := prior[name]; ok {
-			own[name] = v
-		} else {
-			own[name] = tftypes.NewValue(objType(name), nil)
-		}
-	}
-	return &treeRead{doc: model.Reconcile(priorDoc, model.ToValues(&doc)), own: own}, true, nil
+	return &treeresource.Fetched[libvirtxml.StorageVolume]{Doc: &doc, Own: map[string]tftypes.Value{
+		"id":   treeresource.StringValue(vol.Key),
+		"pool": treeresource.StringValue(vol.Pool),
+		"path": treeresource.StringValue(volPath),
+	}}, nil
 }
 
-// volumeOwnTypes are the tftypes of the object-valued own attributes.
-var volumeOwnTypes = map[string]tftypes.Type{
-	"create": tftypes.Object{AttributeTypes: map[string]tftypes.Type{
-		"content": tftypes.Object{AttributeTypes: map[string]tftypes.Type{"url": tftypes.String}},
-	}},
-	"timeouts": tftypes.Object{AttributeTypes: map[string]tftypes.Type{"create": tftypes.String}},
+// FixUp keeps a user's format "raw" (see keepRawFormat).
+func (r *volumeResource) FixUp(prior map[string]tftypes.Value, doc *libvirtxml.StorageVolume) {
+	keepRawFormat(prior, doc)
 }
 
-// pruneImportedVolume keeps what a configuration sets (name, sizes, format,
+// PruneImported keeps what a configuration sets (name, sizes, format,
 // backing store): libvirt also reports permissions, timestamps and qcow2
 // details, which a configuration rarely lists; keeping them would plan a
 // replacement right after import.
-func pruneImportedVolume(doc *libvirtxml.StorageVolume) {
+func (r *volumeResource) PruneImported(doc *libvirtxml.StorageVolume) {
 	if t := doc.Target; t != nil {
 		doc.Target = nil
 		if t.Format != nil {
@@ -334,36 +284,23 @@ func pruneImportedVolume(doc *libvirtxml.StorageVolume) {
 	doc.Type = ""
 }
 
-func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
-		return
-	}
-	prior := objectAttrs(req.State.Raw)
-	key, _ := stringAttr(prior, "id")
-	if importing(prior) {
-		prior = nil
-	}
-	state, found, err := r.read(ctx, key, prior)
-	storeRead(ctx, resp, "volume", state, found, err)
-}
-
 // Update grows the volume; ModifyPlan replaces it for anything else.
 func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
+	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
 		return
 	}
-	plan := objectAttrs(req.Plan.Raw)
-	prior := objectAttrs(req.State.Raw)
-	key, _ := stringAttr(prior, "id")
+	plan := treeresource.ObjectAttrs(req.Plan.Raw)
+	prior := treeresource.ObjectAttrs(req.State.Raw)
+	key, _ := treeresource.String(prior, "id")
 	want, wantOK := sizeBytes(plan, "capacity")
 	have, _ := sizeBytes(prior, "capacity")
 	if wantOK && want > have {
-		err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 			vol, err := l.StorageVolLookupByKey(key)
 			if err != nil {
 				return err
 			}
-			unlock := storageLocks.Lock(poolLockKey(r.client.URI(), vol.Pool))
+			unlock := storageLocks.Lock(poolLockKey(r.Client().URI(), vol.Pool))
 			defer unlock()
 			return l.StorageVolResize(vol, want, 0)
 		})
@@ -376,20 +313,20 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 			fmt.Sprintf("capacity %d bytes is smaller than the volume's current %d bytes", want, have))
 		return
 	}
-	state, found, err := r.read(ctx, key, plan)
+	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), key, plan)
 	if err != nil || !found {
 		resp.Diagnostics.AddError("Cannot read volume after update", fmt.Sprintf("volume %s: %v", key, err))
 		return
 	}
-	resp.State.Raw = state.object(req.Plan.Raw.Type())
+	resp.State.Raw = state
 }
 
 func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
+	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
 		return
 	}
-	key, _ := stringAttr(objectAttrs(req.State.Raw), "id")
-	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
+	key, _ := treeresource.String(treeresource.ObjectAttrs(req.State.Raw), "id")
+	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		vol, err := l.StorageVolLookupByKey(key)
 		if err != nil {
 			return err
@@ -414,7 +351,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		if len(users) > 0 {
 			return fmt.Errorf("volume %s is the backing file of %s; delete those volumes first", volPath, strings.Join(users, ", "))
 		}
-		unlock := storageLocks.Lock(poolLockKey(r.client.URI(), vol.Pool))
+		unlock := storageLocks.Lock(poolLockKey(r.Client().URI(), vol.Pool))
 		defer unlock()
 		return l.StorageVolDelete(vol, 0)
 	})
@@ -457,42 +394,25 @@ func backingUsers(l *libvirt.Libvirt, volPath string) ([]string, error) {
 	return users, nil
 }
 
-// ImportState accepts the volume key (its path for file pools) or "pool/name".
-func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !requireClient(r.client, &resp.Diagnostics) {
-		return
+// LookUp accepts the volume key (its path for file pools) or "pool/name".
+func (r *volumeResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
+	vol, err := l.StorageVolLookupByKey(importID)
+	if err == nil {
+		return vol.Key, nil
 	}
-	var key string
-	err := r.client.Do(ctx, func(l *libvirt.Libvirt) error {
-		vol, err := l.StorageVolLookupByKey(req.ID)
-		if err == nil {
-			key = vol.Key
-			return nil
-		}
-		poolName, name, ok := strings.Cut(req.ID, "/")
-		if !ok || poolName == "" || name == "" || strings.Contains(name, "/") {
-			return err
-		}
-		pool, perr := l.StoragePoolLookupByName(poolName)
-		if perr != nil {
-			return perr
-		}
-		vol, err = l.StorageVolLookupByName(pool, name)
-		if err != nil {
-			return err
-		}
-		key = vol.Key
-		return nil
-	})
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot import volume",
-			fmt.Sprintf("no volume with key %q and no \"pool/name\" match: %v", req.ID, err))
-		return
+	poolName, name, ok := strings.Cut(importID, "/")
+	if !ok || poolName == "" || name == "" || strings.Contains(name, "/") {
+		return "", err
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), key)...)
+	pool, perr := l.StoragePoolLookupByName(poolName)
+	if perr != nil {
+		return "", perr
+	}
+	if vol, err = l.StorageVolLookupByName(pool, name); err != nil {
+		return "", err
+	}
+	return vol.Key, nil
 }
-
-func (r *volumeResource) documentModel() documentModel { return xmlschema.StorageVolume() }
 
 // keepRawFormat keeps a user's format "raw" when libvirt reports the content
 // it probed instead (a dir pool reports an uploaded ISO image as "iso"): for
@@ -501,7 +421,7 @@ func keepRawFormat(prior map[string]tftypes.Value, doc *libvirtxml.StorageVolume
 	if doc.Target == nil || doc.Target.Format == nil || doc.Target.Format.Type != "iso" {
 		return
 	}
-	format := nestedAttr(nestedAttr(prior["target"], "format"), "type")
+	format := treeresource.Nested(treeresource.Nested(prior["target"], "format"), "type")
 	var s string
 	if format.IsKnown() && !format.IsNull() && format.As(&s) == nil && s == "raw" {
 		doc.Target.Format.Type = "raw"

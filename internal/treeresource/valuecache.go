@@ -1,6 +1,7 @@
-package provider
+package treeresource
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -71,4 +72,29 @@ func (c *valueCache) encode(typ tftypes.Type, v tftypes.Value) (tfprotov6.Dynami
 		c.put(dv.MsgPack, v)
 	}
 	return dv, err
+}
+
+// ForgetValues empties the decoded-value caches of all tree resources
+// (benchmarks use it to measure decoding with a cold cache).
+func (s *Server) ForgetValues() {
+	for _, t := range s.types {
+		t.values.mu.Lock()
+		t.values.values = nil
+		t.values.mu.Unlock()
+	}
+}
+
+// RememberValue decodes dv as a value of typeName and keeps it, as the
+// response of a ReadResource leaves it (benchmarks of a refreshing plan).
+func (s *Server) RememberValue(typeName string, dv *tfprotov6.DynamicValue) error {
+	t, ok := s.types[typeName]
+	if !ok {
+		return fmt.Errorf("%s is not a tree resource", typeName)
+	}
+	v, err := dv.Unmarshal(t.objType)
+	if err != nil {
+		return err
+	}
+	t.values.put(dv.MsgPack, v)
+	return nil
 }

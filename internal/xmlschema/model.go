@@ -60,6 +60,16 @@ func buildModel[T any](policy Policy) (*Model[T], error) {
 		n.volatile = true
 	}
 	markHasComputed(root)
+	for _, name := range policy.Required {
+		n := root.child(name)
+		if n == nil {
+			return nil, fmt.Errorf("xmlschema: required attribute %q does not exist", name)
+		}
+		if n.computed || (n.kind != kindString && n.kind != kindInt) {
+			return nil, fmt.Errorf("xmlschema: required attribute %q must be a string or number that libvirt does not compute", name)
+		}
+		n.required = true
+	}
 	for _, p := range policy.Sensitive {
 		n, err := lookup(root, p)
 		if err != nil {
@@ -163,6 +173,13 @@ func buildTypes(n *node) tftypes.Type {
 
 // AttributeTypes returns the tftypes of the document's top-level attributes.
 func (m *Model[T]) AttributeTypes() map[string]tftypes.Type { return m.types }
+
+// Volatile reports whether the top-level attribute name changes by itself
+// (policy Volatile): plans leave it unknown whenever the resource changes.
+func (m *Model[T]) Volatile(name string) bool {
+	n := m.root.child(name)
+	return n != nil && n.volatile
+}
 
 // Count returns the number of attributes in the tree (for tests and benchmarks).
 func (m *Model[T]) Count() int { return count(m.root) - 1 }

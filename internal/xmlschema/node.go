@@ -40,6 +40,7 @@ type node struct {
 	volatile    bool // a computed value that changes by itself (sizes): unknown in every changing plan
 	hasComputed bool // this node or a descendant is computed
 	sensitive   bool
+	required    bool // a top-level attribute the document cannot be defined without
 
 	// unit is the sibling "<x>_unit" node of a flattened scaled value.
 	unit        *node

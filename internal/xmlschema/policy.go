@@ -19,6 +19,10 @@ type Policy struct {
 	// volume sizes): they are unknown in every plan that changes the resource,
 	// where other computed values keep their prior value.
 	Volatile []string
+	// Required lists top-level attributes libvirt refuses to define the
+	// document without (a name): required in the schema, so that validate
+	// reports them before any plan.
+	Required []string
 	// Sensitive lists attribute paths holding secrets.
 	Sensitive []string
 	// Identity gives, per list path, the element attribute paths that identify

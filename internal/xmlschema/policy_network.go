@@ -5,6 +5,8 @@ import "libvirt.org/go/libvirtxml"
 // NetworkPolicy is the policy of libvirt_network.
 var NetworkPolicy = Policy{
 	Root: "network",
+	// libvirt refuses a network without a name
+	Required: []string{"name"},
 	// the engine's snake_case splits "IPv6" into i_pv6; the XML attribute is ipv6
 	Rename: map[string]string{
 		"Network.IPv6":           "ipv6",

@@ -5,6 +5,8 @@ import "libvirt.org/go/libvirtxml"
 // StoragePoolPolicy is the policy of libvirt_pool.
 var StoragePoolPolicy = Policy{
 	Root: "pool",
+	// libvirt refuses a pool without a name or type
+	Required: []string{"name", "type"},
 	Computed: []string{
 		"uuid",
 		// sizes are reported by libvirt, never configured
@@ -20,6 +22,8 @@ var StoragePoolPolicy = Policy{
 // StorageVolumePolicy is the policy of libvirt_volume.
 var StorageVolumePolicy = Policy{
 	Root: "volume",
+	// libvirt refuses a volume without a name
+	Required: []string{"name"},
 	Skip: map[string]string{
 		"StorageVolume.Physical": "reported size on disk, never configuration",
 	},

@@ -309,33 +309,12 @@ func parseNumber(s string) (uint64, bool) {
 	return n, err == nil
 }
 
-// unitFactors are libvirt's scaled-integer units.
-var unitFactors = map[string]*big.Int{}
-
-func init() {
-	pow := func(base, exp int64) *big.Int {
-		return new(big.Int).Exp(big.NewInt(base), big.NewInt(exp), nil)
-	}
-	for i, names := range [][]string{{"b", "bytes"}, {"k", "KiB"}, {"M", "MiB"}, {"G", "GiB"}, {"T", "TiB"}, {"P", "PiB"}, {"E", "EiB"}} {
-		for _, name := range names {
-			unitFactors[strings.ToLower(name)] = pow(1024, int64(i))
-		}
-	}
-	for i, name := range []string{"KB", "MB", "GB", "TB", "PB", "EB"} {
-		unitFactors[strings.ToLower(name)] = pow(1000, int64(i+1))
-	}
-}
-
 func unitFactor(v tftypes.Value, def string) (*big.Int, bool) {
 	u := def
 	if !v.IsNull() && v.IsKnown() {
 		_ = v.As(&u)
 	}
-	if u == "" {
-		u = "bytes"
-	}
-	f, ok := unitFactors[strings.ToLower(u)]
-	return f, ok
+	return UnitFactor(u, "")
 }
 
 // sameQuantity reports whether value pv in unit pu equals lv in unit lu.

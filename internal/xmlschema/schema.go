@@ -50,12 +50,12 @@ func (n *node) description() string {
 
 func (n *node) attribute() schema.Attribute {
 	desc := n.description()
-	optional, computed := true, n.computed
+	optional, computed := !n.required, n.computed
 	switch n.kind {
 	case kindString:
-		return schema.StringAttribute{Optional: optional, Computed: computed, Sensitive: n.sensitive, Description: desc}
+		return schema.StringAttribute{Required: n.required, Optional: optional, Computed: computed, Sensitive: n.sensitive, Description: desc}
 	case kindInt:
-		return schema.Int64Attribute{Optional: optional, Computed: computed, Sensitive: n.sensitive, Description: desc}
+		return schema.Int64Attribute{Required: n.required, Optional: optional, Computed: computed, Sensitive: n.sensitive, Description: desc}
 	case kindStringList:
 		return schema.ListAttribute{ElementType: types.StringType, Optional: optional, Computed: computed, Description: desc}
 	case kindObject:

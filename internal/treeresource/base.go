@@ -1,0 +1,391 @@
+package treeresource
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
+)
+
+// Spec describes one tree resource type.
+type Spec[T any] struct {
+	// Name is the type name after the provider's ("network" for
+	// libvirt_network) and the noun in messages.
+	Name string
+	// Model is the engine model of the document.
+	Model *xmlschema.Model[T]
+	// Description is the resource's schema description.
+	Description string
+	// Own are the resource's attributes beside the document tree.
+	Own map[string]schema.Attribute
+	// ReplaceOnChange lists the top-level document attributes libvirt cannot
+	// change in place. AllDocument means every one of them except InPlace.
+	ReplaceOnChange []string
+	// InPlace lists the document attributes Update applies when
+	// ReplaceOnChange is AllDocument.
+	InPlace []string
+	// UnknownOnChange lists own computed attributes whose value depends on
+	// the change (console URLs of a domain that starts): unknown in every
+	// plan that changes the resource.
+	UnknownOnChange []string
+}
+
+// AllDocument in Spec.ReplaceOnChange: any document change replaces.
+const AllDocument = "*"
+
+// Fetched is what Hooks.Fetch read from libvirt.
+type Fetched[T any] struct {
+	Doc *T
+	// Own are the own attributes libvirt reports (id, running, autostart...).
+	// Every other own attribute keeps the prior state's value, or its schema
+	// default when there is none (after an import).
+	Own map[string]tftypes.Value
+}
+
+// Hooks are the parts of a tree resource that are its own.
+type Hooks[T any] interface {
+	// LookUp resolves the ID given to `import` (UUID, name, key...) to the
+	// resource id; a libvirt not-found error when there is no such object.
+	LookUp(l *libvirt.Libvirt, importID string) (id string, err error)
+	// Fetch reads the object with this id; an error for which
+	// libvirtconn.IsNotFound holds means it is gone.
+	Fetch(ctx context.Context, c *libvirtconn.Client, id string) (*Fetched[T], error)
+}
+
+// FixUp is an optional hook: it adjusts what libvirt reports before it is
+// reconciled with the prior state (prior is the document part).
+type FixUp[T any] interface {
+	FixUp(prior map[string]tftypes.Value, doc *T)
+}
+
+// PruneImported is an optional hook: on the read after an import it removes
+// what libvirt reports that configurations rarely write, so that a short
+// configuration plans no change.
+type PruneImported[T any] interface {
+	PruneImported(doc *T)
+}
+
+// Base implements what tree resources share; a resource embeds it, adds its
+// Create, Update, Delete and ModifyPlan, and passes its hooks to NewBase.
+type Base[T any] struct {
+	spec   Spec[T]
+	hooks  Hooks[T]
+	client *libvirtconn.Client
+}
+
+// The methods Base gives a resource; the resource adds Create, Update,
+// Delete (and usually ModifyPlan).
+type baseMethods interface {
+	Metadata(context.Context, resource.MetadataRequest, *resource.MetadataResponse)
+	Schema(context.Context, resource.SchemaRequest, *resource.SchemaResponse)
+	Configure(context.Context, resource.ConfigureRequest, *resource.ConfigureResponse)
+	Read(context.Context, resource.ReadRequest, *resource.ReadResponse)
+	ImportState(context.Context, resource.ImportStateRequest, *resource.ImportStateResponse)
+	Document() Document
+}
+
+var _ baseMethods = (*Base[struct{}])(nil)
+
+// NewBase returns the base of a resource with these hooks.
+func NewBase[T any](spec Spec[T], hooks Hooks[T]) Base[T] {
+	return Base[T]{spec: spec, hooks: hooks}
+}
+
+// Client is the configured connection (nil before Configure or while the
+// provider's uri is unknown).
+func (b *Base[T]) Client() *libvirtconn.Client { return b.client }
+
+// Model is the resource's engine model.
+func (b *Base[T]) Model() *xmlschema.Model[T] { return b.spec.Model }
+
+// Document is the model as the protocol layer sees it.
+func (b *Base[T]) Document() Document { return b.spec.Model }
+
+func (b *Base[T]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + b.spec.Name
+}
+
+func (b *Base[T]) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = b.SchemaDefinition()
+}
+
+// SchemaDefinition is the document tree's attributes plus the own ones.
+func (b *Base[T]) SchemaDefinition() schema.Schema {
+	tree := b.spec.Model.Attributes()
+	attrs := make(map[string]schema.Attribute, len(tree)+len(b.spec.Own))
+	for k, v := range tree {
+		attrs[k] = v
+	}
+	for k, v := range b.spec.Own {
+		if _, dup := attrs[k]; dup {
+			panic(fmt.Sprintf("%s: own attribute %q clashes with a document attribute", b.spec.Name, k))
+		}
+		attrs[k] = v
+	}
+	return schema.Schema{Description: b.spec.Description, Attributes: attrs}
+}
+
+func (b *Base[T]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	b.client = ClientFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// Read refreshes the state from libvirt; an object libvirt no longer has
+// leaves the state.
+func (b *Base[T]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if !RequireClient(b.client, &resp.Diagnostics) {
+		return
+	}
+	prior := ObjectAttrs(req.State.Raw)
+	id, _ := String(prior, "id")
+	if Importing(prior) {
+		prior = nil
+	}
+	v, found, err := b.ReadBack(ctx, req.State.Raw.Type(), id, prior)
+	switch {
+	case err != nil:
+		resp.Diagnostics.AddError("Cannot read "+b.spec.Name, err.Error())
+	case !found:
+		resp.State.RemoveResource(ctx)
+	default:
+		resp.State.Raw = v
+	}
+}
+
+// ReadBack reads the object with this id and returns the resource value of
+// type t: the live document reconciled with prior (the plan after create or
+// update, the state on refresh; nil after an import), and the own
+// attributes. found is false when libvirt has no such object.
+func (b *Base[T]) ReadBack(ctx context.Context, t tftypes.Type, id string, prior map[string]tftypes.Value) (tftypes.Value, bool, error) {
+	f, err := b.hooks.Fetch(ctx, b.client, id)
+	if libvirtconn.IsNotFound(err) {
+		return tftypes.Value{}, false, nil
+	}
+	if err != nil {
+		return tftypes.Value{}, false, err
+	}
+	return b.State(t, prior, f), true, nil
+}
+
+// State builds the resource value from what Fetch read.
+func (b *Base[T]) State(t tftypes.Type, prior map[string]tftypes.Value, f *Fetched[T]) tftypes.Value {
+	model := b.spec.Model
+	var priorDoc map[string]tftypes.Value
+	if prior != nil {
+		priorDoc = DocValues(model.AttributeTypes(), prior)
+		if fx, ok := b.hooks.(FixUp[T]); ok {
+			fx.FixUp(priorDoc, f.Doc)
+		}
+	} else if pr, ok := b.hooks.(PruneImported[T]); ok {
+		pr.PruneImported(f.Doc)
+	}
+	doc := model.Reconcile(priorDoc, model.ToValues(f.Doc))
+	return BuildObject(t, doc, b.ownState(t, prior, f.Own))
+}
+
+// ownState completes the own attributes libvirt reported with the others:
+// the prior value when it has one, else the schema default, else null.
+func (b *Base[T]) ownState(t tftypes.Type, prior, reported map[string]tftypes.Value) map[string]tftypes.Value {
+	types := t.(tftypes.Object).AttributeTypes
+	out := make(map[string]tftypes.Value, len(b.spec.Own))
+	for name, a := range b.spec.Own {
+		if v, ok := reported[name]; ok {
+			out[name] = v
+			continue
+		}
+		if v, ok := prior[name]; ok && v.IsKnown() && !v.IsNull() {
+			out[name] = v
+			continue
+		}
+		if d, ok, _ := defaultValue(context.Background(), a); ok {
+			out[name] = d
+			continue
+		}
+		out[name] = tftypes.NewValue(types[name], nil)
+	}
+	return out
+}
+
+// ImportState resolves the import ID with Hooks.LookUp and stores the id;
+// the Read that follows fills the rest.
+func (b *Base[T]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if !RequireClient(b.client, &resp.Diagnostics) {
+		return
+	}
+	var id string
+	err := b.client.Do(ctx, func(l *libvirt.Libvirt) error {
+		var err error
+		id, err = b.hooks.LookUp(l, req.ID)
+		return err
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot import "+b.spec.Name, fmt.Sprintf("no %s found for %q: %v", b.spec.Name, req.ID, err))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+}
+
+// DocumentNames are the document's top-level attribute names, sorted.
+func (b *Base[T]) DocumentNames() []string {
+	names := make([]string, 0, len(b.spec.Model.AttributeTypes()))
+	for name := range b.spec.Model.AttributeTypes() {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// PlanUpdate applies the shared rules to an update plan (state and plan both
+// present) and returns the planned attributes, which the caller may adjust
+// before storing them with SetPlan:
+//   - a value libvirt chose (unknown in the plan, not configured) keeps the
+//     state's value, except where the policy calls it volatile;
+//   - own attributes in Spec.UnknownOnChange become unknown when anything
+//     changes;
+//   - a change of an attribute in Spec.ReplaceOnChange is added to replace.
+//
+// It returns nil for a create or destroy plan.
+func (b *Base[T]) PlanUpdate(req resource.ModifyPlanRequest, replace *path.Paths) map[string]tftypes.Value {
+	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
+		return nil
+	}
+	plan, state, config := ObjectAttrs(req.Plan.Raw), ObjectAttrs(req.State.Raw), ObjectAttrs(req.Config.Raw)
+	if plan == nil || state == nil {
+		return nil
+	}
+	model := b.spec.Model
+	for _, name := range b.DocumentNames() {
+		if !model.Volatile(name) {
+			plan[name] = KeepChosen(plan[name], state[name], config[name])
+		}
+	}
+	if !sameAttrs(plan, state) {
+		for _, name := range b.spec.UnknownOnChange {
+			plan[name] = tftypes.NewValue(plan[name].Type(), tftypes.UnknownValue)
+		}
+	}
+	var compare []string
+	if len(b.spec.ReplaceOnChange) == 1 && b.spec.ReplaceOnChange[0] == AllDocument {
+		inPlace := map[string]bool{}
+		for _, n := range b.spec.InPlace {
+			inPlace[n] = true
+		}
+		for _, name := range b.DocumentNames() {
+			if !model.Volatile(name) && !inPlace[name] {
+				compare = append(compare, name)
+			}
+		}
+	} else {
+		compare = b.spec.ReplaceOnChange
+	}
+	for _, name := range compare {
+		if !plan[name].Equal(state[name]) {
+			*replace = append(*replace, path.Root(name))
+		}
+	}
+	return plan
+}
+
+// SetPlan stores planned attributes into the response.
+func SetPlan(resp *resource.ModifyPlanResponse, plan map[string]tftypes.Value) {
+	resp.Plan.Raw = tftypes.NewValue(resp.Plan.Raw.Type(), plan)
+}
+
+// KeepChosen returns plan with every unknown value that the configuration
+// leaves null replaced by the state's value: libvirt chose it once and keeps
+// it while the resource is updated in place (UseStateForUnknown for the
+// whole tree, in one pass). Values the configuration leaves unknown
+// (references to other resources) stay unknown.
+func KeepChosen(plan, state, config tftypes.Value) tftypes.Value {
+	if isNull(state) || !state.IsKnown() {
+		return plan
+	}
+	if !plan.IsKnown() {
+		if isNull(config) {
+			return state
+		}
+		return plan
+	}
+	if plan.IsNull() || isNull(config) || !config.IsKnown() {
+		return plan
+	}
+	switch t := plan.Type().(type) {
+	case tftypes.Object:
+		var p, s, c map[string]tftypes.Value
+		if plan.As(&p) != nil || state.As(&s) != nil || config.As(&c) != nil {
+			return plan
+		}
+		out := make(map[string]tftypes.Value, len(p))
+		for k, v := range p {
+			if sv, ok := s[k]; ok {
+				if cv, ok := c[k]; ok {
+					v = KeepChosen(v, sv, cv)
+				}
+			}
+			out[k] = v
+		}
+		return tftypes.NewValue(t, out)
+	case tftypes.List:
+		var p, s, c []tftypes.Value
+		if plan.As(&p) != nil || state.As(&s) != nil || config.As(&c) != nil || len(p) != len(s) || len(p) != len(c) {
+			return plan
+		}
+		out := make([]tftypes.Value, len(p))
+		for i := range p {
+			out[i] = KeepChosen(p[i], s[i], c[i])
+		}
+		return tftypes.NewValue(t, out)
+	}
+	return plan
+}
+
+// ClientFrom turns the framework's ProviderData into the shared connection
+// client. A nil ProviderData (the provider is not configured yet, or its uri
+// is unknown during plan) yields nil without an error; callers that need
+// libvirt check for nil through RequireClient.
+func ClientFrom(data any, diags *diag.Diagnostics) *libvirtconn.Client {
+	if data == nil {
+		return nil
+	}
+	c, ok := data.(*libvirtconn.Client)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *libvirtconn.Client, got %T; this is a provider bug", data))
+		return nil
+	}
+	return c
+}
+
+// RequireClient reports an error when the provider has no connection to use.
+func RequireClient(c *libvirtconn.Client, diags *diag.Diagnostics) bool {
+	if c == nil {
+		diags.AddError("libvirt provider not configured",
+			"The provider's uri is not known yet or the provider block was not configured; the operation needs a libvirt connection.")
+		return false
+	}
+	return true
+}
+
+// ByUUIDOrName is a LookUp for objects addressed by UUID or name (domains,
+// networks, pools): byUUID when the ID parses as a UUID, else byName.
+func ByUUIDOrName(l *libvirt.Libvirt, importID string,
+	byUUID func(*libvirt.Libvirt, libvirt.UUID) (libvirt.UUID, error), byName func(*libvirt.Libvirt, string) (libvirt.UUID, error)) (string, error) {
+	var found libvirt.UUID
+	var err error
+	if u, perr := ParseUUID(importID); perr == nil {
+		found, err = byUUID(l, u)
+	} else {
+		found, err = byName(l, importID)
+	}
+	if err != nil {
+		return "", err
+	}
+	return UUIDString(found), nil
+}

@@ -1,0 +1,24 @@
+// Package treeresource is the core shared by the resources whose schema is a
+// libvirt XML document tree (internal/xmlschema) plus a few attributes of
+// their own: libvirt_domain, libvirt_network, libvirt_pool, libvirt_volume.
+//
+// It holds two things:
+//
+//   - The protocol layer (Server): five protocol 6 calls answered here
+//     instead of by the framework's generic server, one file per call
+//     (schema.go, validate.go, plan.go, read.go, upgrade.go). The document
+//     tree has thousands of attributes and no validators, defaults or plan
+//     modifiers of its own; the framework walks all of it, several times per
+//     call. These calls walk only what has behaviour: the resource's own
+//     attributes (validators, defaults and plan modifiers, nested ones
+//     included) and the engine's rules for the tree. Everything else
+//     (configuration, CRUD, import) goes to the framework. A differential
+//     test sends the same requests to both servers and requires equal
+//     results outside the tree.
+//
+//   - The resource base (Base): what every tree resource does the same way
+//     (schema, Read, import, reading back after create and update, keeping
+//     the values libvirt chose, volatile values, replacement on change),
+//     with named hooks (Hooks) for the parts that are the resource's own:
+//     its libvirt calls, its fix-ups and what it prunes on import.
+package treeresource

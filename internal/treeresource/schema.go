@@ -1,0 +1,17 @@
+package treeresource
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+)
+
+// GetProviderSchema answers from the framework's response, built once per
+// process: with the domain tree it is about 1 MB, and OpenTofu asks for it
+// at the start of every command.
+func (s *Server) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
+	s.schemaOnce.Do(func() {
+		s.schemaResp, s.schemaErr = s.ProviderServer.GetProviderSchema(ctx, req)
+	})
+	return s.schemaResp, s.schemaErr
+}
