@@ -52,6 +52,16 @@ func testAccPreCheck(t *testing.T) {
 	}
 }
 
+// testUnitPreCheck is the precheck of tests that run tofu but need no
+// libvirtd: they belong to `make unit`, which finds tofu through
+// /var/cache/tfplv/env.sh. Without tofu they fail rather than skip.
+func testUnitPreCheck(t *testing.T) {
+	t.Helper()
+	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
+		t.Fatal("this test runs tofu: set TF_ACC_TERRAFORM_PATH (make unit reads it from /var/cache/tfplv/env.sh, written by make testenv)")
+	}
+}
+
 // testAccProviderConfig is the provider block every acceptance configuration starts with.
 func testAccProviderConfig() string {
 	return `
@@ -77,7 +87,7 @@ var (
 func testUnitPlanError(t *testing.T, config, want string) {
 	t.Helper()
 	resource.UnitTest(t, resource.TestCase{
-		PreCheck:                 func() { testAccPreCheck(t) },
+		PreCheck:                 func() { testUnitPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      testAccProviderConfig() + config,

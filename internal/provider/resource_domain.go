@@ -100,8 +100,6 @@ func domainSpec() treeresource.Spec[libvirtxml.Domain] {
 		},
 		// libvirt cannot change a domain's type in place
 		ReplaceOnChange: []string{"type"},
-		// a domain that starts or stops gets or loses its console URLs
-		UnknownOnChange: []string{attrConsoleURLs},
 	}
 }
 

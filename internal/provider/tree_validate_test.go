@@ -21,6 +21,30 @@ func TestUnitTree_validation(t *testing.T) {
   }`), `(?s)devices\.disks\[0\]\.type: unsupported value "floppy-tape"; allowed:.*file`},
 		"domain: negative vcpu": {testDomainWith(`
   vcpu = -1`), `(?s)vcpu: must be between 0 and`},
+		"volume: timeouts.create is not a duration": {`
+resource "libvirt_volume" "x" {
+  name     = "x.qcow2"
+  pool     = "default"
+  capacity = 1
+  timeouts = { create = "banana" }
+}`, `(?s)Invalid Attribute Value Time Duration.*"banana" must be a string containing a sequence`},
+		"volume: name is required": {`
+resource "libvirt_volume" "x" {
+  pool     = "default"
+  capacity = 1
+}`, `(?s)The argument "name" is required`},
+		"pool: type is required": {`
+resource "libvirt_pool" "x" {
+  name = "p"
+}`, `(?s)The argument "type" is required`},
+		"network: name is required": {`
+resource "libvirt_network" "x" {
+  forward = { mode = "nat" }
+}`, `(?s)The argument "name" is required`},
+		"domain: name is required": {`
+resource "libvirt_domain" "x" {
+  type = "qemu"
+}`, `(?s)The argument "name" is required`},
 		"volume: fractional capacity": {`
 resource "libvirt_volume" "x" {
   name     = "x.qcow2"

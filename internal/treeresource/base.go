@@ -33,10 +33,6 @@ type Spec[T any] struct {
 	// InPlace lists the document attributes Update applies when
 	// ReplaceOnChange is AllDocument.
 	InPlace []string
-	// UnknownOnChange lists own computed attributes whose value depends on
-	// the change (console URLs of a domain that starts): unknown in every
-	// plan that changes the resource.
-	UnknownOnChange []string
 }
 
 // AllDocument in Spec.ReplaceOnChange: any document change replaces.
@@ -248,8 +244,6 @@ func (b *Base[T]) DocumentNames() []string {
 // before storing them with SetPlan:
 //   - a value libvirt chose (unknown in the plan, not configured) keeps the
 //     state's value, except where the policy calls it volatile;
-//   - own attributes in Spec.UnknownOnChange become unknown when anything
-//     changes;
 //   - a change of an attribute in Spec.ReplaceOnChange is added to replace.
 //
 // It returns nil for a create or destroy plan.
@@ -265,11 +259,6 @@ func (b *Base[T]) PlanUpdate(req resource.ModifyPlanRequest, replace *path.Paths
 	for _, name := range b.DocumentNames() {
 		if !model.Volatile(name) {
 			plan[name] = KeepChosen(plan[name], state[name], config[name])
-		}
-	}
-	if !sameAttrs(plan, state) {
-		for _, name := range b.spec.UnknownOnChange {
-			plan[name] = tftypes.NewValue(plan[name].Type(), tftypes.UnknownValue)
 		}
 	}
 	var compare []string

@@ -19,7 +19,8 @@ import (
 // framework's order: defaults of own attributes; when the resource changes,
 // the engine's rules for the tree (a computed value the user left out keeps
 // its prior value, or is unknown when there is none or the policy calls it
-// volatile) and unknown for own computed attributes that are null; the plan
+// volatile) and unknown for own computed attributes that the configuration
+// leaves null and that have no default (as the framework marks them); the plan
 // modifiers of own attributes; the resource's ModifyPlan, on destroy too.
 // The framework instead marks every computed null in the tree unknown and
 // rewrites the whole value once per top-level attribute: with libvirt's
@@ -69,7 +70,7 @@ func (t *treeType) plan(ctx context.Context, providerData any, req *tfprotov6.Pl
 				pa[name] = v
 			}
 			for _, o := range t.own {
-				if o.attr.IsComputed() && isNull(ca[o.name]) && isNull(pa[o.name]) {
+				if o.attr.IsComputed() && !o.hasDef && isNull(ca[o.name]) {
 					pa[o.name] = tftypes.NewValue(o.typ, tftypes.UnknownValue)
 				}
 			}
