@@ -35,9 +35,11 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	state := treeresource.ObjectAttrs(req.State.Raw)
 
-	// libvirt cannot change a domain's type or architecture in place.
-	if changed(plan["type"], state["type"]) {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("type"))
+	// libvirt cannot change a domain's type (Spec.ReplaceOnChange) or
+	// architecture in place.
+	if p := r.PlanUpdate(req, &resp.RequiresReplace); p != nil {
+		plan = p
+		treeresource.SetPlan(resp, plan)
 	}
 	// A null architecture is libvirt's choice (the host's), not a change:
 	// state holds libvirt's value after an import, and replacing a guest

@@ -103,7 +103,6 @@ func domainSpec() treeresource.Spec[libvirtxml.Domain] {
 	}
 }
 
-
 // domainOptions are the own attributes that steer operations.
 type domainOptions struct {
 	running, autostart, paused, forceBoot, restartOnChange bool

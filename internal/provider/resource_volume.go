@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 	"time"
@@ -426,4 +427,33 @@ func keepRawFormat(prior map[string]tftypes.Value, doc *libvirtxml.StorageVolume
 	if format.IsKnown() && !format.IsNull() && format.As(&s) == nil && s == "raw" {
 		doc.Target.Format.Type = "raw"
 	}
+}
+
+// sizeBytes reads a scaled size (value + unit attribute) in bytes; ok is
+// false when the value is null or unknown, or the unit is not libvirt's.
+func sizeBytes(attrs map[string]tftypes.Value, name string) (uint64, bool) {
+	v, ok := attrs[name]
+	if !ok || v.IsNull() || !v.IsKnown() {
+		return 0, false
+	}
+	var f big.Float
+	if v.As(&f) != nil {
+		return 0, false
+	}
+	// An unknown unit is one the configuration leaves to libvirt (the unit
+	// attribute is computed): storage sizes without a unit are bytes.
+	unit := ""
+	if u, ok := attrs[name+"_unit"]; ok && u.IsKnown() && !u.IsNull() {
+		_ = u.As(&unit)
+	}
+	factor, ok := xmlschema.UnitFactor(unit, "bytes")
+	if !ok {
+		return 0, false
+	}
+	n, _ := f.Int(nil)
+	n.Mul(n, factor)
+	if !n.IsUint64() {
+		return 0, false
+	}
+	return n.Uint64(), true
 }

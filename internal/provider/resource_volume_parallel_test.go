@@ -12,8 +12,6 @@ import (
 
 	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
@@ -32,7 +30,7 @@ func serveProviderForTofu(t *testing.T) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	cfgCh := make(chan *plugin.ReattachConfig, 1)
 	closeCh := make(chan struct{})
-	factory := func() tfprotov6.ProviderServer { return providerserver.NewProtocol6(New("test")())() }
+	factory := ProtocolServer("test") // the server that ships
 	go func() {
 		if err := tf6server.Serve("registry.opentofu.org/virtxml/libvirt", factory, tf6server.WithDebug(ctx, cfgCh, closeCh),
 			tf6server.WithGoPluginLogger(nil)); err != nil {
