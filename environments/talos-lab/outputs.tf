@@ -19,3 +19,8 @@ output "talosconfig" {
   value       = module.cluster.talosconfig
   sensitive   = true
 }
+
+output "talos_image_urls" {
+  description = "Image Factory URLs of the cluster's schematic (qemu-guest-agent): disk_image is what talos_image should be (decompressed)."
+  value       = module.cluster.talos_image_urls
+}

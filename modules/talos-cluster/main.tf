@@ -34,6 +34,8 @@ locals {
     for name, n in merge(local.controlplanes, local.workers) : name => merge(n, {
       ip  = cidrhost(var.network_cidr, n.host)
       mac = format("52:54:00:%02x:%02x:%02x", local.mac_cluster_byte, floor(n.host / 256) % 256, n.host % 256)
+      # NAA-5 WWN: 16 hex digits, "5", 9 from the cluster name, 6 the host.
+      wwn = format("0x5%s%06x", substr(md5(var.cluster_name), 0, 9), n.host)
     })
   }
 
@@ -49,8 +51,26 @@ locals {
   endpoint_ip      = coalesce(var.vip, local.bootstrap_ip)
   cluster_endpoint = "https://${local.endpoint_ip}:6443"
 
-  install_disk_patch = yamlencode({
-    machine = { install = { disk = var.install_disk } }
+  # Node disks: on SCSI (virtio-scsi) each gets a WWN from the cluster
+  # name's hash and its host number, so /dev/disk/by-id/wwn-0x... stays the
+  # same across reboots, re-creation and disk order; on virtio it is vda.
+  install_disk = coalesce(var.install_disk, var.disk_bus == "scsi" ? "/dev/sda" : "/dev/vda")
+
+  # CPU: Talos needs x86-64-v2 (sse4.2, popcnt, cx16, ssse3); QEMU's
+  # default qemu64 lacks it. KVM passes the host CPU through; TCG emulates
+  # everything it can (mode maximum, i.e. -cpu max) unless a model is named.
+  cpu = (var.cpu_model != null ? { mode = "custom", model = var.cpu_model }
+  : var.domain_type == "kvm" ? { mode = "host-passthrough", model = null } : { mode = "maximum", model = null })
+
+  # The installer image carries the schematic's extensions: Talos installs
+  # and upgrades from machine.install.image, so without it an upgrade would
+  # drop the guest agent.
+  installer_image = var.image_factory ? data.talos_image_factory_urls.this[0].urls.installer : var.installer_image
+  install_patch = yamlencode({
+    machine = { install = merge(
+      { disk = local.install_disk },
+      local.installer_image == null ? {} : { image = local.installer_image },
+    ) }
   })
   vip_patch = var.vip == null ? [] : [yamlencode({
     machine = {
@@ -64,8 +84,8 @@ locals {
     }
   })]
   role_patches = {
-    controlplane = concat([local.install_disk_patch], local.vip_patch, var.controlplane_config_patches)
-    worker       = concat([local.install_disk_patch], var.worker_config_patches)
+    controlplane = concat([local.install_patch], local.vip_patch, var.controlplane_config_patches)
+    worker       = concat([local.install_patch], var.worker_config_patches)
   }
   hostname_patches = {
     for name, n in local.nodes : name => yamlencode({
@@ -154,14 +174,25 @@ resource "libvirt_domain" "node" {
   running     = true
   autostart   = var.autostart
 
-  os = { type = "hvm" }
+  os = {
+    type         = "hvm"
+    type_machine = var.machine
+    # "efi": libvirt picks OVMF from the host's firmware descriptors.
+    firmware = var.firmware == "efi" ? "efi" : null
+  }
+  # ACPI: Talos shuts down gracefully on the ACPI power button (virsh
+  # shutdown); UEFI needs it too.
+  features = { acpi = {}, apic = {} }
+  cpu      = local.cpu
 
   devices = {
     disks = [{
       source = { volume = { pool = var.pool, volume = libvirt_volume.node[each.key].name } }
-      target = { dev = "vda", bus = "virtio" }
+      target = { dev = var.disk_bus == "scsi" ? "sda" : "vda", bus = var.disk_bus }
       driver = { type = "qcow2" }
+      wwn    = var.disk_bus == "scsi" ? each.value.wwn : null
     }]
+    controllers = var.disk_bus == "scsi" ? [{ type = "scsi", model = "virtio-scsi" }] : null
     interfaces = [{
       type   = "network"
       model  = { type = "virtio" }
@@ -170,13 +201,64 @@ resource "libvirt_domain" "node" {
     }]
     serials  = [{ target = { port = 0 } }]
     consoles = [{ target = { type = "serial", port = 0 } }]
+    # The qemu-guest-agent extension (in the Image Factory schematic)
+    # answers on this channel: addresses, graceful shutdown, fs freeze.
+    channels = [{
+      source = { unix = {} }
+      target = { virt_io = { name = "org.qemu.guest_agent.0" } }
+    }]
   }
 }
 
 # --- Talos ---------------------------------------------------------------------
 
+# The cluster's CA and keys: losing them means rebuilding the cluster, so
+# they are protected from destroy (README: "Machine secrets and destroy").
+# With machine_secrets given, the caller owns them and none are made here.
 resource "talos_machine_secrets" "this" {
+  count = var.machine_secrets == null ? 1 : 0
+
   talos_version = var.talos_version
+
+  lifecycle {
+    prevent_destroy = true
+  }
+}
+
+moved {
+  from = talos_machine_secrets.this
+  to   = talos_machine_secrets.this[0]
+}
+
+locals {
+  secrets = var.machine_secrets != null ? var.machine_secrets : {
+    machine_secrets      = talos_machine_secrets.this[0].machine_secrets
+    client_configuration = talos_machine_secrets.this[0].client_configuration
+  }
+}
+
+# Image Factory: a schematic with the qemu-guest-agent extension (and any
+# talos_extensions); its installer goes into machine.install.image and its
+# disk image is what talos_image should be (output talos_image_urls).
+resource "talos_image_factory_schematic" "this" {
+  count = var.image_factory ? 1 : 0
+
+  schematic = yamlencode({
+    customization = {
+      systemExtensions = {
+        officialExtensions = distinct(concat(["siderolabs/qemu-guest-agent"], var.talos_extensions))
+      }
+    }
+  })
+}
+
+data "talos_image_factory_urls" "this" {
+  count = var.image_factory ? 1 : 0
+
+  talos_version = var.talos_version
+  schematic_id  = talos_image_factory_schematic.this[0].id
+  platform      = "nocloud"
+  architecture  = "amd64"
 }
 
 data "talos_machine_configuration" "role" {
@@ -185,7 +267,7 @@ data "talos_machine_configuration" "role" {
   cluster_name       = var.cluster_name
   cluster_endpoint   = local.cluster_endpoint
   machine_type       = each.key
-  machine_secrets    = talos_machine_secrets.this.machine_secrets
+  machine_secrets    = local.secrets.machine_secrets
   talos_version      = var.talos_version
   kubernetes_version = var.kubernetes_version
   config_patches     = local.role_patches[each.key]
@@ -194,7 +276,7 @@ data "talos_machine_configuration" "role" {
 resource "talos_machine_configuration_apply" "node" {
   for_each = local.nodes
 
-  client_configuration        = talos_machine_secrets.this.client_configuration
+  client_configuration        = local.secrets.client_configuration
   machine_configuration_input = data.talos_machine_configuration.role[each.value.role].machine_configuration
   # The address Talos is reached at is the one the network reserves for
   # this domain's MAC, read from both resources rather than from locals.
@@ -214,7 +296,7 @@ resource "talos_machine_configuration_apply" "node" {
 }
 
 resource "talos_machine_bootstrap" "this" {
-  client_configuration = talos_machine_secrets.this.client_configuration
+  client_configuration = local.secrets.client_configuration
   node                 = local.bootstrap_ip
   endpoint             = local.bootstrap_ip
 
@@ -222,16 +304,30 @@ resource "talos_machine_bootstrap" "this" {
 }
 
 resource "talos_cluster_kubeconfig" "this" {
-  client_configuration = talos_machine_secrets.this.client_configuration
+  client_configuration = local.secrets.client_configuration
   node                 = local.bootstrap_ip
   endpoint             = local.bootstrap_ip
 
   depends_on = [talos_machine_bootstrap.this]
 }
 
+# Waits until etcd, the API server and every node are healthy, so the
+# kubeconfig outputs are usable when apply returns.
+data "talos_cluster_health" "this" {
+  count = var.wait_for_health ? 1 : 0
+
+  client_configuration = local.secrets.client_configuration
+  endpoints            = local.controlplane_ips
+  control_plane_nodes  = local.controlplane_ips
+  worker_nodes         = local.worker_ips
+  timeouts             = { read = var.health_timeout }
+
+  depends_on = [talos_machine_bootstrap.this, talos_machine_configuration_apply.node]
+}
+
 data "talos_client_configuration" "this" {
   cluster_name         = var.cluster_name
-  client_configuration = talos_machine_secrets.this.client_configuration
+  client_configuration = local.secrets.client_configuration
   endpoints            = local.controlplane_ips
   nodes                = local.node_ips
 }

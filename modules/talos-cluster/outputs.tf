@@ -1,7 +1,15 @@
 output "kubeconfig" {
-  description = "kubeconfig of the cluster's admin."
+  description = "kubeconfig of the cluster's admin (after the health wait when wait_for_health is on)."
   value       = talos_cluster_kubeconfig.this.kubeconfig_raw
   sensitive   = true
+  depends_on  = [data.talos_cluster_health.this]
+}
+
+output "kubernetes_client_configuration" {
+  description = "The admin's Kubernetes client configuration as values (host, ca_certificate, client_certificate, client_key), e.g. for the kubernetes and helm providers."
+  value       = talos_cluster_kubeconfig.this.kubernetes_client_configuration
+  sensitive   = true
+  depends_on  = [data.talos_cluster_health.this]
 }
 
 output "talosconfig" {
@@ -26,11 +34,26 @@ output "worker_ips" {
 }
 
 output "nodes" {
-  description = "Every node: name => { role, ip, mac }."
-  value       = { for name, n in local.nodes : name => { role = n.role, ip = n.ip, mac = n.mac } }
+  description = "Every node: name => { role, ip, mac, wwn } (wwn: of the node's disk when disk_bus is scsi, else null)."
+  value       = { for name, n in local.nodes : name => { role = n.role, ip = n.ip, mac = n.mac, wwn = var.disk_bus == "scsi" ? n.wwn : null } }
 }
 
 output "network_name" {
   description = "Name of the cluster's libvirt network."
   value       = libvirt_network.this.name
+}
+
+output "image_factory_schematic_id" {
+  description = "ID of the Image Factory schematic (qemu-guest-agent and talos_extensions); null without image_factory."
+  value       = var.image_factory ? talos_image_factory_schematic.this[0].id : null
+}
+
+output "talos_image_urls" {
+  description = "Image Factory URLs of the schematic for talos_version (nocloud, amd64): disk_image is the image to boot (talos_image; decompress the .raw.xz), installer the machine.install.image. null without image_factory."
+  value       = var.image_factory ? data.talos_image_factory_urls.this[0].urls : null
+}
+
+output "installer_image" {
+  description = "The machine.install.image the nodes are configured with (null: Talos' default)."
+  value       = local.installer_image
 }

@@ -192,14 +192,127 @@ variable "kubernetes_version" {
 }
 
 variable "install_disk" {
-  description = "Disk Talos installs itself to inside the node (the node's root disk is virtio, so /dev/vda)."
+  description = "Disk Talos installs itself to inside the node; null (default): the node's root disk, /dev/sda on scsi, /dev/vda on virtio."
   type        = string
-  default     = "/dev/vda"
+  default     = null
+
+  validation {
+    condition     = var.install_disk == null || startswith(coalesce(var.install_disk, "/dev/"), "/dev/")
+    error_message = "install_disk must be a device path under /dev/, for example /dev/sda."
+  }
+}
+
+variable "disk_bus" {
+  description = "Bus of the node disks: \"scsi\" (default; virtio-scsi, each disk with a stable WWN derived from cluster_name and the node's host number, /dev/disk/by-id/wwn-0x...) or \"virtio\" (vda, no WWN: libvirt refuses one on virtio)."
+  type        = string
+  default     = "scsi"
   nullable    = false
 
   validation {
-    condition     = startswith(var.install_disk, "/dev/")
-    error_message = "install_disk must be a device path under /dev/, for example /dev/vda."
+    condition     = contains(["scsi", "virtio"], var.disk_bus)
+    error_message = "disk_bus must be \"scsi\" or \"virtio\"."
+  }
+}
+
+variable "machine" {
+  description = "QEMU machine type of the nodes (default \"q35\", PCIe, what Talos documents for QEMU); \"pc\" for the older i440FX."
+  type        = string
+  default     = "q35"
+  nullable    = false
+
+  validation {
+    condition     = can(regex("^(q35|pc)(-[a-z0-9.-]+)?$", var.machine))
+    error_message = "machine must be q35 or pc, optionally versioned (pc-q35-7.2, pc-i440fx-7.2)."
+  }
+}
+
+variable "firmware" {
+  description = "\"bios\" (default) or \"efi\" (UEFI: libvirt picks OVMF from the host's firmware descriptors, e.g. Debian's ovmf package; needs machine q35)."
+  type        = string
+  default     = "bios"
+  nullable    = false
+
+  validation {
+    condition     = contains(["bios", "efi"], var.firmware)
+    error_message = "firmware must be \"bios\" or \"efi\"."
+  }
+
+  validation {
+    condition     = var.firmware != "efi" || startswith(var.machine, "q35") || startswith(var.machine, "pc-q35")
+    error_message = "firmware = \"efi\" needs a q35 machine (the OVMF builds with secure boot and SMM are q35-only)."
+  }
+}
+
+variable "cpu_model" {
+  description = "Named QEMU CPU model for the nodes (e.g. \"Nehalem\", \"EPYC\"), sent with mode custom. null (default): host-passthrough when domain_type is kvm, mode maximum (QEMU's -cpu max) under qemu/TCG. Talos needs x86-64-v2, so models below it (qemu64, kvm64, core2duo, Penryn, ...) are refused."
+  type        = string
+  default     = null
+
+  validation {
+    condition = var.cpu_model == null || !contains([
+      "qemu64", "qemu32", "kvm64", "kvm32", "486", "pentium", "pentium2", "pentium3", "coreduo", "core2duo",
+      "n270", "athlon", "phenom", "conroe", "penryn", "opteron_g1", "opteron_g2", "opteron_g3",
+    ], lower(coalesce(var.cpu_model, "-")))
+    error_message = "cpu_model is below x86-64-v2 (no SSE4.2/POPCNT), which Talos requires: use Nehalem or newer, or leave it null."
+  }
+
+  validation {
+    condition     = var.cpu_model == null || can(regex("^[A-Za-z0-9][A-Za-z0-9._-]*$", coalesce(var.cpu_model, "-")))
+    error_message = "cpu_model must be a QEMU CPU model name such as Nehalem or EPYC."
+  }
+}
+
+variable "image_factory" {
+  description = "Create an Image Factory schematic (talos_image_factory_schematic) with the siderolabs/qemu-guest-agent extension and talos_extensions, and put its installer into machine.install.image, so installs and upgrades keep the extensions. Needs talos_version and access to factory.talos.dev from the machine running tofu. false: no schematic; installer_image (if set) is used instead."
+  type        = bool
+  default     = true
+  nullable    = false
+
+  validation {
+    condition     = !var.image_factory || var.talos_version != null
+    error_message = "image_factory needs talos_version (the installer image is per version), for example talos_version = \"v1.9.5\"."
+  }
+
+  validation {
+    condition     = !var.image_factory || var.installer_image == null
+    error_message = "installer_image is only used with image_factory = false (the factory provides the installer)."
+  }
+}
+
+variable "talos_extensions" {
+  description = "Official Talos system extensions added to the schematic besides siderolabs/qemu-guest-agent (e.g. \"siderolabs/iscsi-tools\")."
+  type        = list(string)
+  default     = []
+  nullable    = false
+
+  validation {
+    condition     = alltrue([for e in var.talos_extensions : can(regex("^[a-z0-9-]+/[a-z0-9._-]+$", e))])
+    error_message = "Each extension must be named as in the Image Factory, for example siderolabs/iscsi-tools."
+  }
+}
+
+variable "installer_image" {
+  description = "Talos installer image for machine.install.image when image_factory = false (e.g. factory.talos.dev/installer/<schematic>:v1.9.5); null leaves Talos' default installer (no extensions after an upgrade)."
+  type        = string
+  default     = null
+}
+
+variable "wait_for_health" {
+  description = "Wait (data.talos_cluster_health) until etcd, the Kubernetes API and every node are healthy before the kubeconfig outputs are produced."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
+variable "health_timeout" {
+  description = "How long the health wait may take (e.g. \"10m\")."
+  type        = string
+  default     = "10m"
+  nullable    = false
+
+  validation {
+    condition     = can(regex("^([0-9]+h)?([0-9]+m)?([0-9]+s)?$", var.health_timeout)) && var.health_timeout != ""
+    error_message = "health_timeout must be a duration such as 10m or 1h30m."
   }
 }
 
@@ -226,4 +339,33 @@ variable "worker_config_patches" {
   type        = list(string)
   default     = []
   nullable    = false
+}
+
+variable "machine_secrets" {
+  description = "Talos machine secrets made outside the module (pass the resource: machine_secrets = talos_machine_secrets.this), so the cluster's PKI outlives the module; null (default): the module makes them itself, protected by prevent_destroy."
+  type = object({
+    machine_secrets = object({
+      certs = object({
+        etcd               = object({ cert = string, key = string })
+        k8s                = object({ cert = string, key = string })
+        k8s_aggregator     = object({ cert = string, key = string })
+        k8s_serviceaccount = object({ key = string })
+        os                 = object({ cert = string, key = string })
+      })
+      cluster = object({ id = string, secret = string })
+      secrets = object({
+        bootstrap_token             = string
+        secretbox_encryption_secret = string
+        aescbc_encryption_secret    = optional(string)
+      })
+      trustdinfo = object({ token = string })
+    })
+    client_configuration = object({
+      ca_certificate     = string
+      client_certificate = string
+      client_key         = string
+    })
+  })
+  default   = null
+  sensitive = true
 }

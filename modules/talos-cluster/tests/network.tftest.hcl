@@ -7,6 +7,7 @@ mock_provider "talos" {}
 variables {
   cluster_name       = "lab"
   talos_image        = "file:///var/tmp/talos/nocloud-amd64.raw"
+  talos_version      = "v1.9.5"
   controlplane_count = 3
   worker_count       = 2
   vip                = "10.17.0.5"

@@ -13,8 +13,34 @@ mock_provider "talos" {}
 variables {
   cluster_name       = "lab"
   talos_image        = "file:///var/tmp/talos/nocloud-amd64.raw"
+  talos_version      = "v1.9.5"
   controlplane_count = 3
   worker_count       = 2
+  # Secrets made outside the module: these files apply, and the module's
+  # own talos_machine_secrets has prevent_destroy, which the test cleanup
+  # would trip over (tests/secrets.tftest.hcl covers them, plan only).
+  machine_secrets = {
+    machine_secrets = {
+      certs = {
+        etcd               = { cert = "bW9jay1ldGNkLWNh", key = "bW9jay1ldGNkLWtleQ==" }
+        k8s                = { cert = "bW9jay1rOHMtY2E=", key = "bW9jay1rOHMta2V5" }
+        k8s_aggregator     = { cert = "bW9jay1hZ2ctY2E=", key = "bW9jay1hZ2cta2V5" }
+        k8s_serviceaccount = { key = "bW9jay1zYS1rZXk=" }
+        os                 = { cert = "bW9jay1vcy1jYQ==", key = "bW9jay1vcy1rZXk=" }
+      }
+      cluster = { id = "mock-cluster-id", secret = "mock-cluster-secret" }
+      secrets = {
+        bootstrap_token             = "abcdef.0123456789abcdef"
+        secretbox_encryption_secret = "bW9jay1zZWNyZXRib3g="
+      }
+      trustdinfo = { token = "mock.trustd" }
+    }
+    client_configuration = {
+      ca_certificate     = "bW9jay1vcy1jYQ=="
+      client_certificate = "bW9jay1hZG1pbi1jZXJ0"
+      client_key         = "bW9jay1hZG1pbi1rZXk="
+    }
+  }
 }
 
 run "default_counts" {
@@ -136,8 +162,8 @@ run "domain_boots_node_disk" {
     error_message = "each domain must boot its own disk from the pool"
   }
   assert {
-    condition     = libvirt_domain.node["lab-cp-1"].devices.disks[0].target.bus == "virtio" && libvirt_domain.node["lab-cp-1"].devices.disks[0].target.dev == "vda"
-    error_message = "the node disk must be vda on virtio (install_disk /dev/vda)"
+    condition     = libvirt_domain.node["lab-cp-1"].devices.disks[0].target.bus == "scsi" && libvirt_domain.node["lab-cp-1"].devices.disks[0].target.dev == "sda"
+    error_message = "the node disk must be sda on scsi by default"
   }
   assert {
     condition     = libvirt_domain.node["lab-cp-1"].os.type == "hvm"

@@ -4,8 +4,9 @@ mock_provider "libvirt" {}
 mock_provider "talos" {}
 
 variables {
-  cluster_name = "lab"
-  talos_image  = "/var/tmp/talos/nocloud-amd64.raw"
+  cluster_name  = "lab"
+  talos_image   = "/var/tmp/talos/nocloud-amd64.raw"
+  talos_version = "v1.9.5"
 }
 
 run "accepts_local_image_path" {
