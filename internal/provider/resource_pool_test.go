@@ -178,7 +178,7 @@ resource "libvirt_pool" "test" {
 }
 `,
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Missing pool type`),
+				ExpectError: regexp.MustCompile(`The argument "type" is required`),
 			},
 			{
 				// building the target fails (its parent is a file): the

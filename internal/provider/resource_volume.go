@@ -36,8 +36,9 @@ const volumeCreateTimeout = 30 * time.Minute
 func NewVolumeResource() resource.Resource {
 	r := &volumeResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.StorageVolume]{
-		Name:  "volume",
-		Model: xmlschema.StorageVolume(),
+		Name:     "volume",
+		Model:    xmlschema.StorageVolume(),
+		ImportID: "key or \"pool/name\"",
 		Description: "A libvirt storage volume. The attributes mirror the libvirt volume XML " +
 			"(https://libvirt.org/formatstorage.html#storage-volume-xml) one to one, plus `pool`, `create` and `path`. " +
 			"A volume is either empty (set `capacity`), an overlay on a base image (`backing_store`), or filled from " +

@@ -22,7 +22,7 @@ import (
 func serveProviderForTofu(t *testing.T) string {
 	t.Helper()
 	// the in-process server logs every RPC at trace level to stderr otherwise
-	for _, v := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"} {
+	for _, v := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER"} {
 		if os.Getenv(v) == "" {
 			t.Setenv(v, "off")
 		}

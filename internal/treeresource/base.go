@@ -27,6 +27,8 @@ type Spec[T any] struct {
 	Description string
 	// Own are the resource's attributes beside the document tree.
 	Own map[string]schema.Attribute
+	// ImportID says what `import` accepts, for messages ("UUID or name" when empty).
+	ImportID string
 	// ReplaceOnChange lists the top-level document attributes libvirt cannot
 	// change in place. AllDocument means every one of them except InPlace.
 	ReplaceOnChange []string
@@ -223,7 +225,11 @@ func (b *Base[T]) ImportState(ctx context.Context, req resource.ImportStateReque
 		return err
 	})
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot import "+b.spec.Name, fmt.Sprintf("no %s found for %q: %v", b.spec.Name, req.ID, err))
+		what := b.spec.ImportID
+		if what == "" {
+			what = "UUID or name"
+		}
+		resp.Diagnostics.AddError("Cannot import "+b.spec.Name, fmt.Sprintf("no %s with %s %q: %v", b.spec.Name, what, req.ID, err))
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)

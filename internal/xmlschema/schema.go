@@ -40,7 +40,14 @@ func (n *node) description() string {
 		d += " " + marker
 	}
 	if n.choice != nil {
-		d += " Derived from which member is set; setting it alone creates that member empty."
+		var values []string
+		for _, m := range n.choice.members {
+			values = append(values, "`"+m.value+"`")
+		}
+		d += " One of " + strings.Join(values, ", ") + "; derived from which member is set, and setting it alone creates that member empty."
+		if n.choice.defaultMember != nil {
+			d += " Default: `" + n.choice.defaultMember.value + "`."
+		}
 	}
 	if n.computed {
 		d += " Chosen by libvirt when not set."
