@@ -121,6 +121,8 @@ check_examples() {
     dir=$work/ex/$(dirname "$f" | tr / _)
     mkdir -p "$dir"
     cp "$f" "$dir/"
+    # the import block example refers to the resource of the same example
+    [[ -f $(dirname "$f")/import-by-string-id.tf ]] && cp "$(dirname "$f")/import-by-string-id.tf" "$dir/"
     validate_examples "$dir" "$f" snippet || bad=1
   done
   # Whole example configurations (quickstart, two-vms-nat): validated as they are.
@@ -179,6 +181,9 @@ tfplugindocs generate \
   exit 1
 }
 grep -i 'warn' "$work/generate.log" >&2 || true
+# Repeated nested schemas (device addresses, character-device sources...)
+# written once and linked; the misspelt-keys warning on every resource page.
+(cd "$src" && go run ./tools/schemadoc -schema "$work/schema.json" -docs "$src/docs")
 
 log "generated $(find docs -name '*.md' | wc -l) pages under docs/"
 
@@ -196,6 +201,16 @@ if tfplugindocs validate --provider-dir "$src" --provider-name "$PROVIDER_NAME" 
 else
   grep -vE '^\s*$|\[DEBUG\]|^running ' "$work/validate.log" >&2
   problems+=("tfplugindocs validate failed (registry rules, see above)")
+fi
+
+if $check; then
+  # the registry refuses pages of 500,000 bytes; in-page schema links resolve
+  if (cd "$src" && go run ./tools/schemadoc -check -docs "$src/docs" -max-bytes 450000) >"$work/size.log" 2>&1; then
+    log "page sizes: $(grep -E 'resources/domain.md' "$work/size.log" | sed 's/.*docs\///')"
+  else
+    cat "$work/size.log" >&2
+    problems+=("a page is over 450,000 bytes or has an in-page link without anchor (see above)")
+  fi
 fi
 
 if $examples; then

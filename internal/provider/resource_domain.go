@@ -71,27 +71,27 @@ func domainSpec() treeresource.Spec[libvirtxml.Domain] {
 			},
 			attrRunning: schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				Description: "Start the domain after defining it and keep it started; false stops it (graceful shutdown, then force off after `shutdown_timeout`). A domain found stopped while this is true plans a start.",
+				Description: "Start the domain after defining it and keep it started; false stops it (graceful shutdown, then force off after `shutdown_timeout`). A domain found stopped while this is true plans a start. Default: false.",
 			},
 			attrAutostart: schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				Description: "Start the domain when libvirtd starts.",
+				Description: "Start the domain when libvirtd starts. Default: false.",
 			},
 			attrStartPaused: schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				Description: "Start the domain's CPUs paused (VIR_DOMAIN_START_PAUSED).",
+				Description: "Start the domain's CPUs paused (VIR_DOMAIN_START_PAUSED). Default: false.",
 			},
 			attrStartForceBoot: schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				Description: "Boot afresh, discarding any managed-save image (VIR_DOMAIN_START_FORCE_BOOT).",
+				Description: "Boot afresh, discarding any managed-save image (VIR_DOMAIN_START_FORCE_BOOT). Default: false.",
 			},
 			attrShutdownTimeout: schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultShutdownTimeout),
-				Description: "How long to wait for a graceful (ACPI) shutdown when stopping or deleting the domain before forcing it off, as a Go duration (\"90s\", \"5m\"). \"0s\" forces off at once.",
+				Description: "How long to wait for a graceful (ACPI) shutdown when stopping or deleting the domain before forcing it off, as a Go duration (\"90s\", \"5m\"). \"0s\" forces off at once. Default: \"" + defaultShutdownTimeout + "\".",
 			},
 			attrRestartOnChange: schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				Description: "When a change to a running domain only takes effect at its next boot, restart it (graceful shutdown, then start) during apply. When false, the change waits for the next boot and the plan shows a warning.",
+				Description: "When a change to a running domain only takes effect at its next boot, restart it (graceful shutdown, then start) during apply. When false, the change waits for the next boot and the plan shows a warning. Default: false.",
 			},
 			attrConsoleURLs: schema.ListAttribute{
 				Computed: true, ElementType: types.StringType,
