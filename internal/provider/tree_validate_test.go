@@ -45,6 +45,10 @@ resource "libvirt_network" "x" {
 resource "libvirt_domain" "x" {
   type = "qemu"
 }`, `(?s)The argument "name" is required`},
+		"domain: type is required": {`
+resource "libvirt_domain" "x" {
+  name = "x"
+}`, `(?s)The argument "type" is required`},
 		"volume: fractional capacity": {`
 resource "libvirt_volume" "x" {
   name     = "x.qcow2"

@@ -77,7 +77,7 @@ func (t *treeType) plan(ctx context.Context, providerData any, req *tfprotov6.Pl
 		}
 		plan.Raw = tftypes.NewValue(t.objType, pa)
 		for _, o := range t.own {
-			t.modifyAttribute(ctx, o, cfg, state, &plan, &carrier, &replace, &diags)
+			t.modifyAttribute(ctx, o, cfg, state, &plan, pa, ca, sa, &carrier, &replace, &diags)
 		}
 	}
 	if rm, ok := r.(resource.ResourceWithModifyPlan); ok && !diags.HasError() {
@@ -140,10 +140,11 @@ func isNull(v tftypes.Value) bool { return v.Type() == nil || v.IsNull() }
 // modifyAttribute runs the plan modifiers of a top-level string, bool or
 // int64 own attribute (ownAttributes refuses them elsewhere) and writes the
 // result into plan.
+// pa, ca and sa are the attributes of plan, config and state; pa is
+// updated with plan.
 func (t *treeType) modifyAttribute(ctx context.Context, o ownAttribute, cfg tfsdk.Config, state tfsdk.State, plan *tfsdk.Plan,
-	carrier *resource.ModifyPlanRequest, replace *path.Paths, diags *diag.Diagnostics) {
+	pa, ca, sa map[string]tftypes.Value, carrier *resource.ModifyPlanRequest, replace *path.Paths, diags *diag.Diagnostics) {
 	p := path.Root(o.name)
-	ca, sa, pa := ObjectAttrs(cfg.Raw), ObjectAttrs(state.Raw), ObjectAttrs(plan.Raw)
 	get := func(m map[string]tftypes.Value) tftypes.Value {
 		if v, ok := m[o.name]; ok {
 			return v

@@ -5,8 +5,8 @@ import "libvirt.org/go/libvirtxml"
 // DomainPolicy is the policy of libvirt_domain.
 var DomainPolicy = Policy{
 	Root: "domain",
-	// libvirt refuses a domain without a name
-	Required: []string{"name"},
+	// libvirt refuses a domain without a name or type (and dmacvicar 0.9 required both)
+	Required: []string{"name", "type"},
 	Skip: map[string]string{
 		"Domain.ID":         "runtime domain number; the resource's id is the UUID",
 		"DomainDisk.Mirror": "block-job status written by libvirt, never configuration",
