@@ -3,6 +3,10 @@
 # (run `make quickstart`, which first prepares libvirtd, the guest image and the
 # local mirror). The example is copied to a working folder that keeps its
 # state, so it can be destroyed later; under CI=true it is destroyed right away.
+#
+# Env: EXAMPLE_DIR (default examples/quickstart), CLI_CONFIG (default
+# /var/cache/tfplv/tofurc-local), WORKDIR_PREFIX (default tfplv-quickstart:
+# the working folder is /var/tmp/<prefix>.XXXXXX).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -30,7 +34,8 @@ source "$ENV_FILE"
 export TF_CLI_CONFIG_FILE="$CLI_CONFIG"
 export TF_IN_AUTOMATION=1
 
-WORKDIR=$(mktemp -d /var/tmp/tfplv-quickstart.XXXXXX)
+WORKDIR_PREFIX="${WORKDIR_PREFIX:-tfplv-quickstart}"
+WORKDIR=$(mktemp -d "/var/tmp/$WORKDIR_PREFIX.XXXXXX")
 cp -r "$EXAMPLE_DIR"/. "$WORKDIR"/
 rm -rf "$WORKDIR/.terraform" "$WORKDIR"/terraform.tfstate*
 cd "$WORKDIR"
