@@ -2,10 +2,10 @@
 # Module tests, offline: builds the provider and the siderolabs/talos schema
 # stand-in (tools/talos-standin) into a private filesystem mirror, then for
 # OpenTofu and Terraform each: `test` on modules/libvirt-vm and
-# modules/talos-cluster (mock providers), `validate` on every environment root,
-# and `fmt -check`. Each tool runs in its own copy of modules/ and
-# environments/, so their .terraform folders and lock files never mix and
-# the checkout stays clean. Prints each tool's own summary line per module.
+# modules/talos-cluster (mock providers), `validate` on every environment root
+# (and `test` on a root that has a tests/ folder), and `fmt -check`. Each tool
+# runs in its own copy of modules/ and environments/, so their .terraform
+# folders and lock files never mix and the checkout stays clean. Prints each tool's own summary line per module.
 #
 # Env: TOFU (default /var/cache/tfplv/tofu-v1.12.6/tofu), TERRAFORM (default
 # terraform), MODULES_TEST_TOOLS (default "tofu terraform"), WORK_DIR (default:
@@ -106,6 +106,20 @@ for tool in $TOOLS; do
     else
       cat "$dir/init.log" "$dir/validate.log" 2>/dev/null | tail -40
       fail "$tool validate environments/$r"
+      continue
+    fi
+    # A root with tests/ (production: its URI rules) runs them too.
+    if [[ -d $dir/tests ]]; then
+      t=$SECONDS
+      (cd "$dir" && "$bin" test -no-color >test.log 2>&1)
+      rc=$?
+      summary=$(grep -E '^(Success|Failure)!' "$dir/test.log" | tail -1)
+      if [[ $rc -ne 0 || -z "$summary" ]]; then
+        grep -vE '\.\.\. (pass|skip)$' "$dir/test.log" | tail -60
+        fail "$tool test environments/$r"
+      fi
+      summaries+=("$tool environments/$r: ${summary:-no summary (exit $rc)} ($((SECONDS - t))s)")
+      log "${summaries[-1]}"
     fi
   done
 done

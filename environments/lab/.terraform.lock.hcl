@@ -3,7 +3,7 @@
 
 provider "registry.opentofu.org/virtxml/libvirt" {
   version     = "0.1.0"
-  constraints = ">= 0.1.0"
+  constraints = ">= 0.1.0, ~> 0.1"
   hashes = [
     "h1:D8Lf54cvPibSTFVjOV0JtCL74JsqKiTK2xAwkmZgXho=",
     "h1:MtJJhpaLkIWuOjhhp6qf6XwAuh9/Ykxj6VuQ3U+LGWQ=",

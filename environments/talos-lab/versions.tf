@@ -4,7 +4,7 @@ terraform {
   required_providers {
     libvirt = {
       source  = "virtxml/libvirt"
-      version = ">= 0.1.0"
+      version = "~> 0.1"
     }
     talos = {
       source  = "siderolabs/talos"
