@@ -183,7 +183,7 @@ tfplugindocs generate \
 grep -i 'warn' "$work/generate.log" >&2 || true
 # Repeated nested schemas (device addresses, character-device sources...)
 # written once and linked; the misspelt-keys warning on every resource page.
-(cd "$src" && go run ./tools/schemadoc -schema "$work/schema.json" -docs "$src/docs")
+(cd "$src" && go run ./tools/schemadoc -schema "$work/schema.json" -docs "$src/docs" -links docs-src/libvirt-doc-links.json)
 
 log "generated $(find docs -name '*.md' | wc -l) pages under docs/"
 

@@ -58,7 +58,7 @@ func (t *treeType) plan(ctx context.Context, providerData any, req *tfprotov6.Pl
 	plan := tfsdk.Plan{Schema: t.schema, Raw: proposed}
 	var replace path.Paths
 	if !proposed.IsNull() && !diags.HasError() {
-		pa, ca, sa := ObjectAttrs(proposed), ObjectAttrs(config), ObjectAttrs(prior)
+		pa, ca, sa := ObjectAttrs(proposed), attrsView(config), attrsView(prior) // only pa is written
 		for _, o := range t.own {
 			if o.hasDef && isNull(ca[o.name]) {
 				pa[o.name] = o.def

@@ -24,7 +24,7 @@ func (t *treeType) validate(ctx context.Context, providerData any, req *tfprotov
 	if err != nil {
 		return nil, err
 	}
-	ca := ObjectAttrs(config)
+	ca := attrsView(config)
 	cfg := tfsdk.Config{Schema: t.schema, Raw: config}
 	var diags diag.Diagnostics
 	if ca != nil {

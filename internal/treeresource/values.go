@@ -27,6 +27,19 @@ func ObjectAttrs(v tftypes.Value) map[string]tftypes.Value {
 	return out
 }
 
+// attrsView is ObjectAttrs without the copy, for attribute maps that are
+// only read.
+func attrsView(v tftypes.Value) map[string]tftypes.Value {
+	if v.Type() == nil || v.IsNull() || !v.IsKnown() {
+		return nil
+	}
+	var attrs map[string]tftypes.Value
+	if err := v.As(&attrs); err != nil {
+		return nil
+	}
+	return attrs
+}
+
 // DocValues returns just the document attributes of attrs (the model's
 // names), null where attrs has none.
 func DocValues(types map[string]tftypes.Type, attrs map[string]tftypes.Value) map[string]tftypes.Value {

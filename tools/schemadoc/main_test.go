@@ -57,6 +57,7 @@ func TestRewritePage(t *testing.T) {
 	if err := json.Unmarshal([]byte(testSchema), &check); err != nil {
 		t.Fatalf("test schema is not JSON: %v", err)
 	}
+	links := docLinks{"libvirt_thing": {"disk": "https://libvirt.org/formatdomain.html#disks"}}
 	page := filepath.Join(dir, "docs", "resources", "thing.md")
 	if err := os.MkdirAll(filepath.Dir(page), 0o755); err != nil {
 		t.Fatal(err)
@@ -64,11 +65,14 @@ func TestRewritePage(t *testing.T) {
 	if err := os.WriteFile(page, []byte(testPage), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(schemaPath, filepath.Join(dir, "docs"), "libvirt"); err != nil {
+	if err := run(schemaPath, filepath.Join(dir, "docs"), "libvirt", links); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(page)
 	out := string(b)
+	if !strings.Contains(out, "- `disk` (Attributes List) <disk> [libvirt docs](https://libvirt.org/formatdomain.html#disks) (see") {
+		t.Errorf("the disk's documentation link is missing:\n%s", out)
+	}
 	// the shared address schema is written once, both uses link to it
 	if n := strings.Count(out, "`bus` (Number)"); n != 1 {
 		t.Errorf("the address schema is written %d times, want once:\n%s", n, out)
@@ -78,7 +82,7 @@ func TestRewritePage(t *testing.T) {
 	}
 	for _, want := range []string{
 		"### Required\n\n- `name` (String) The name.",
-		"### Optional\n\n- `disk` (Attributes List) <disk> (see [below for nested schema](#nestedatt--disk))",
+		"### Optional\n\n- `disk` (Attributes List) <disk> [libvirt docs](https://libvirt.org/formatdomain.html#disks) (see [below for nested schema](#nestedatt--disk))",
 		"- `tags` (List of String) Tags.",
 		"### Read-Only\n\n- `id` (String) The id.",
 		"## Import\n\nImport is supported.", // the section after the schema stays
@@ -92,7 +96,7 @@ func TestRewritePage(t *testing.T) {
 		t.Errorf("the warning is not at the top of the page")
 	}
 	// idempotent: a second run leaves the page as it is
-	if err := run(schemaPath, filepath.Join(dir, "docs"), "libvirt"); err != nil {
+	if err := run(schemaPath, filepath.Join(dir, "docs"), "libvirt", links); err != nil {
 		t.Fatal(err)
 	}
 	if b2, _ := os.ReadFile(page); string(b2) != out {
