@@ -24,6 +24,11 @@ func TestDefaultsStated(t *testing.T) {
 			switch a := a.(type) {
 			case schema.BoolAttribute:
 				hasDefault = a.Default != nil
+				for _, m := range a.PlanModifiers { // KeepOrDefaultBool: a default on create
+					if strings.Contains(m.Description(ctx), "when the resource is created") {
+						hasDefault = true
+					}
+				}
 			case schema.StringAttribute:
 				hasDefault = a.Default != nil
 			case schema.Int64Attribute:

@@ -70,12 +70,13 @@ func domainSpec() treeresource.Spec[libvirtxml.Domain] {
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			attrRunning: schema.BoolAttribute{
-				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				Description: "Start the domain after defining it and keep it started; false stops it (graceful shutdown, then force off after `shutdown_timeout`). A domain found stopped while this is true plans a start. Default: false.",
+				Optional: true, Computed: true, PlanModifiers: []planmodifier.Bool{treeresource.KeepOrDefaultBool(false)},
+				Description: "Start the domain after defining it and keep it started; false stops it (graceful shutdown, then force off after `shutdown_timeout`). A domain found stopped while this is true plans a start. " +
+					"Default: false for a domain this configuration creates; when unset on an existing domain (imported, or moved from another provider), the domain keeps the state it has.",
 			},
 			attrAutostart: schema.BoolAttribute{
-				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				Description: "Start the domain when libvirtd starts. Default: false.",
+				Optional: true, Computed: true, PlanModifiers: []planmodifier.Bool{treeresource.KeepOrDefaultBool(false)},
+				Description: "Start the domain when libvirtd starts. Default: false for a domain this configuration creates; when unset on an existing domain, its flag is kept.",
 			},
 			attrStartPaused: schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),

@@ -80,53 +80,15 @@ func testAccDomainGenerateConfig(t *testing.T, name string, running bool) {
 // provider binary built from this module (dev_overrides), in dir/work.
 func generateConfigRoundTrip(t *testing.T, dir string, imports map[string]string) {
 	t.Helper()
-	binDir := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "terraform-provider-libvirt"), ".")
-	build.Dir = filepath.Join("..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the provider: %v\n%s", err, out)
-	}
-	cliConfig := filepath.Join(dir, "cli.tfrc")
-	mustWrite(t, cliConfig, fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "registry.opentofu.org/virtxml/libvirt" = %q
-  }
-  direct {}
-}
-`, binDir))
 	var blocks strings.Builder
 	for to, id := range imports {
 		fmt.Fprintf(&blocks, "import {\n  to = %s\n  id = %q\n}\n", to, id)
 	}
-	work := filepath.Join(dir, "work")
-	mustWrite(t, filepath.Join(work, "main.tf"), fmt.Sprintf(`terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-%s
-%s`, testAccProviderConfig(), blocks.String()))
-
-	tofu := func(args ...string) (string, int) {
-		cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), args...)
-		cmd.Dir = work
-		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return out.String(), ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatalf("tofu %s: %v", strings.Join(args, " "), err)
-		}
-		return out.String(), 0
-	}
+	tofu := tofuWorkdir(t, dir, blocks.String())
 	if out, code := tofu("plan", "-input=false", "-no-color", "-generate-config-out=generated.tf"); code != 0 {
 		t.Fatalf("plan -generate-config-out failed (exit %d):\n%s", code, out)
 	}
-	generated, err := os.ReadFile(filepath.Join(work, "generated.tf"))
+	generated, err := os.ReadFile(filepath.Join(dir, "work", "generated.tf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +103,51 @@ func generateConfigRoundTrip(t *testing.T, dir string, imports map[string]string
 	}
 	if out, code := tofu("plan", "-input=false", "-no-color", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("the plan after importing with the generated configuration is not empty (exit %d):\n%s", code, out)
+	}
+}
+
+// tofuWorkdir builds the provider from this module, writes dir/work/main.tf
+// (required_providers, the test provider block and config) and returns a
+// runner of the tofu binary in dir/work with that build (dev_overrides).
+func tofuWorkdir(t *testing.T, dir, config string) func(args ...string) (string, int) {
+	t.Helper()
+	binDir := filepath.Join(dir, "bin")
+	build := exec.Command("go", "build", "-o", filepath.Join(binDir, "terraform-provider-libvirt"), ".")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
+	cliConfig := filepath.Join(dir, "cli.tfrc")
+	mustWrite(t, cliConfig, fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    "registry.opentofu.org/virtxml/libvirt" = %q
+  }
+  direct {}
+}
+`, binDir))
+	work := filepath.Join(dir, "work")
+	mustWrite(t, filepath.Join(work, "main.tf"), fmt.Sprintf(`terraform {
+  required_providers {
+    libvirt = { source = "virtxml/libvirt" }
+  }
+}
+%s
+%s`, testAccProviderConfig(), config))
+	return func(args ...string) (string, int) {
+		cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), args...)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return out.String(), ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatalf("tofu %s: %v", strings.Join(args, " "), err)
+		}
+		return out.String(), 0
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -47,18 +46,20 @@ func NewNetworkResource() resource.Resource {
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"autostart": schema.BoolAttribute{
-				Optional:    true,
-				Computed:    true,
-				Default:     booldefault.StaticBool(false),
-				Description: "Start the network when libvirtd starts. Default: false.",
+				Optional:      true,
+				Computed:      true,
+				PlanModifiers: []planmodifier.Bool{treeresource.KeepOrDefaultBool(false)},
+				Description: "Start the network when libvirtd starts. Default: false for a network this configuration creates; " +
+					"when unset on an existing network (imported, or moved from another provider), its flag is kept.",
 			},
 			"running": schema.BoolAttribute{
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(true),
+				Optional:      true,
+				Computed:      true,
+				PlanModifiers: []planmodifier.Bool{treeresource.KeepOrDefaultBool(true)},
 				Description: "Whether the network is started. `false` keeps it defined but stopped; stopping a network " +
-					"that running domains use fails and names them. A network stopped outside this configuration " +
-					"shows as a change back to `true`. Default: true.",
+					"that running domains use fails and names them. With `true`, a network stopped outside this configuration " +
+					"shows as a change back to `true`. Default: true for a network this configuration creates; when unset on an " +
+					"existing network, it keeps the state it has.",
 			},
 		},
 		// libvirt cannot rename a network or change its UUID

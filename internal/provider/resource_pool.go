@@ -46,10 +46,11 @@ func NewPoolResource() resource.Resource {
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"autostart": schema.BoolAttribute{
-				Optional:    true,
-				Computed:    true,
-				Default:     booldefault.StaticBool(false),
-				Description: "Start the pool when libvirtd starts. Default: false.",
+				Optional:      true,
+				Computed:      true,
+				PlanModifiers: []planmodifier.Bool{treeresource.KeepOrDefaultBool(false)},
+				Description: "Start the pool when libvirtd starts. Default: false for a pool this configuration creates; when unset on " +
+					"an existing pool (imported, or moved from dmacvicar/libvirt, which turned autostart on), its flag is kept.",
 			},
 			"delete_volumes": schema.BoolAttribute{
 				Optional: true,
