@@ -104,7 +104,9 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	config := treeresource.ObjectAttrs(req.Config.Raw)
-	if config["capacity"].IsNull() && config["create"].IsNull() && config["backing_store"].IsNull() {
+	// a new volume needs its size from somewhere; an existing one (imported,
+	// or moved from another provider) has one
+	if req.State.Raw.IsNull() && config["capacity"].IsNull() && config["create"].IsNull() && config["backing_store"].IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("capacity"), "Missing volume capacity",
 			"capacity is required unless create.content.url gives the volume its content (and size) "+
 				"or backing_store names the image an overlay takes its size from.")
