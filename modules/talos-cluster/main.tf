@@ -177,8 +177,17 @@ resource "libvirt_domain" "node" {
   os = {
     type         = "hvm"
     type_machine = var.machine
-    # "efi": libvirt picks OVMF from the host's firmware descriptors.
-    firmware = var.firmware == "efi" ? "efi" : null
+    # "efi": libvirt picks OVMF from the host's firmware descriptors, one
+    # without Secure Boot: Talos' standard images are not signed for the
+    # Microsoft keys that Secure Boot OVMF builds enroll (Debian's default
+    # pick, OVMF_CODE_4M.ms.fd).
+    firmware      = var.firmware == "efi" ? "efi" : null
+    firmware_info = var.firmware == "efi" ? { features = [{ name = "secure-boot", enabled = "no" }] } : null
+    # Direct kernel boot (e.g. the Image Factory's kernel and initramfs);
+    # null boots the disk image.
+    kernel  = try(var.kernel_boot.kernel, null)
+    initrd  = try(var.kernel_boot.initrd, null)
+    cmdline = try(var.kernel_boot.cmdline, null)
   }
   # ACPI: Talos shuts down gracefully on the ACPI power button (virsh
   # shutdown); UEFI needs it too.

@@ -369,3 +369,18 @@ variable "machine_secrets" {
   default   = null
   sensitive = true
 }
+
+variable "kernel_boot" {
+  description = "Direct kernel boot of the nodes instead of booting talos_image's bootloader: host paths of kernel and initrd and the kernel command line, e.g. the Image Factory's kernel-amd64 and initramfs-amd64.xz with its kernel_command_line (talos_image_urls). null (default): boot the disk."
+  type = object({
+    kernel  = string
+    initrd  = optional(string)
+    cmdline = optional(string)
+  })
+  default = null
+
+  validation {
+    condition     = var.kernel_boot == null || alltrue([for p in compact([try(var.kernel_boot.kernel, ""), try(var.kernel_boot.initrd, "")]) : startswith(p, "/")])
+    error_message = "kernel_boot.kernel and kernel_boot.initrd must be absolute host paths."
+  }
+}

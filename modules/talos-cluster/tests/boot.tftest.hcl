@@ -92,7 +92,7 @@ run "acpi_q35_bios_by_default" {
     error_message = "every node needs ACPI (graceful shutdown) and APIC"
   }
   assert {
-    condition     = alltrue([for d in libvirt_domain.node : d.os.type_machine == "q35" && d.os.firmware == null])
+    condition     = alltrue([for d in libvirt_domain.node : d.os.type_machine == "q35" && d.os.firmware == null && d.os.firmware_info == null])
     error_message = "nodes must be q35 with BIOS by default"
   }
 }
@@ -107,6 +107,12 @@ run "uefi_on_request" {
   assert {
     condition     = alltrue([for d in libvirt_domain.node : d.os.firmware == "efi" && d.os.type_machine == "q35" && d.features.acpi != null])
     error_message = "firmware efi must reach every node, on q35 with ACPI"
+  }
+  assert {
+    condition = alltrue([for d in libvirt_domain.node :
+      length(d.os.firmware_info.features) == 1 && d.os.firmware_info.features[0].name == "secure-boot" && d.os.firmware_info.features[0].enabled == "no"
+    ])
+    error_message = "UEFI nodes must ask for a firmware without Secure Boot (Talos' standard images are not signed for the enrolled Microsoft keys)"
   }
 }
 
@@ -219,4 +225,38 @@ run "reject_unknown_disk_bus" {
   command = plan
   variables { disk_bus = "sata" }
   expect_failures = [var.disk_bus]
+}
+
+run "boots_the_disk_by_default" {
+  command = plan
+
+  assert {
+    condition     = alltrue([for d in libvirt_domain.node : d.os.kernel == null && d.os.initrd == null && d.os.cmdline == null])
+    error_message = "without kernel_boot the nodes boot their disk"
+  }
+}
+
+run "direct_kernel_boot" {
+  command = plan
+
+  variables {
+    kernel_boot = {
+      kernel  = "/var/lib/talos/kernel-amd64"
+      initrd  = "/var/lib/talos/initramfs-amd64.xz"
+      cmdline = "talos.platform=nocloud console=ttyS0"
+    }
+  }
+
+  assert {
+    condition = alltrue([for d in libvirt_domain.node :
+      d.os.kernel == "/var/lib/talos/kernel-amd64" && d.os.initrd == "/var/lib/talos/initramfs-amd64.xz" && d.os.cmdline == "talos.platform=nocloud console=ttyS0"
+    ])
+    error_message = "kernel_boot must reach every node's os"
+  }
+}
+
+run "reject_relative_kernel_path" {
+  command = plan
+  variables { kernel_boot = { kernel = "kernel-amd64" } }
+  expect_failures = [var.kernel_boot]
 }
