@@ -657,9 +657,11 @@ func TestAccNetwork_drift(t *testing.T) {
 				},
 				Check: testAccCheckNetworkHosts(name, hosts, hosts),
 			},
-			{ // virsh net-destroy: the plan starts it again
+			{ // virsh net-destroy: with running = true the plan starts it again
+				// (left unset, running keeps what the host has)
 				PreConfig: outOfBand(func(l *libvirt.Libvirt, n libvirt.Network) error { return l.NetworkDestroy(n) }),
-				Config:    config,
+				Config:    strings.Replace(config, "autostart = true", "autostart = true
+  running   = true", 1),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("libvirt_network.test", plancheck.ResourceActionUpdate),
