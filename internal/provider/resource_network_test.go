@@ -660,8 +660,7 @@ func TestAccNetwork_drift(t *testing.T) {
 			{ // virsh net-destroy: with running = true the plan starts it again
 				// (left unset, running keeps what the host has)
 				PreConfig: outOfBand(func(l *libvirt.Libvirt, n libvirt.Network) error { return l.NetworkDestroy(n) }),
-				Config:    strings.Replace(config, "autostart = true", "autostart = true
-  running   = true", 1),
+				Config:    strings.Replace(config, "autostart = true", "autostart = true\n  running   = true", 1),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("libvirt_network.test", plancheck.ResourceActionUpdate),
