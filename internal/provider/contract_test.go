@@ -118,7 +118,7 @@ func TestSchemaContract(t *testing.T) {
 			"devices.channels[].target.virt_io.name":      kindStr,
 			"devices.graphics":                            kindListed,
 			"devices.graphics[].vnc.listen":               kindStr,
-			"devices.graphics[].vnc.auto_port":            kindStr,
+			"devices.graphics[].vnc.auto_port":            kindBool, // yes/no, a bool as in dmacvicar 0.9.x
 			"devices.graphics[].spice":                    kindObj,
 			// provider-level attributes beside the tree
 			"id":        kindStr,

@@ -155,7 +155,7 @@ resource "libvirt_domain" "guest" {
         device    = "cdrom"
         source    = { volume = { pool = libvirt_volume.seed.pool, volume = libvirt_volume.seed.name } }
         target    = { dev = "sda", bus = "scsi" }
-        read_only = {}
+        read_only = true
       },
     ]
     controllers = [{ type = "scsi", model = "virtio-scsi" }]

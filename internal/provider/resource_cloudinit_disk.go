@@ -154,8 +154,27 @@ func (r *cloudinitDiskResource) ModifyPlan(ctx context.Context, req resource.Mod
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if !req.State.Raw.IsNull() {
+		var state cloudinitDiskModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		disk.keepPathOf(state)
+	}
 	disk.setComputed(&plan)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+}
+
+// keepPathOf keeps the file of an unchanged image where state has it: a
+// state from dmacvicar/libvirt 0.9 (no checksum) names its ISO in that
+// provider's temporary directory, and a volume uploaded from that path must
+// not be replaced because the file would now be named differently.
+func (d *cloudinitDisk) keepPathOf(state cloudinitDiskModel) {
+	p := state.Path.ValueString()
+	if p == "" || !filepath.IsAbs(p) {
+		return
+	}
+	if state.Checksum.IsNull() || state.Checksum.ValueString() == d.checksum {
+		d.path = p
+	}
 }
 
 func (r *cloudinitDiskResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -189,6 +208,10 @@ func (r *cloudinitDiskResource) Read(ctx context.Context, req resource.ReadReque
 	disk := buildCloudinitDisk(state, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	disk.keepPathOf(state)
+	if state.Directory.IsNull() { // a state from dmacvicar/libvirt 0.9
+		state.Directory = types.StringValue(filepath.Dir(disk.path))
 	}
 	onDisk, err := cloudinit.FileChecksum(disk.path)
 	switch {

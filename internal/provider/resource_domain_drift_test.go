@@ -136,7 +136,7 @@ func TestAccDomainDrift_firmwareEFI(t *testing.T) {
 		t.Skip("OVMF firmware is not installed (Debian package ovmf): firmware = \"efi\" cannot be defined")
 	}
 	config := testAccProviderConfig() + driftDomain("test", "tfacc-drift-b", true, `  os = { type = "hvm", type_machine = "q35", firmware = "efi" }
-  features = { acpi = {} }`)
+  features = { acpi = true }`)
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -190,9 +190,9 @@ func TestAccDomainDrift_tpm(t *testing.T) {
 				tfjsonpath.New("devices").AtMapKey("tpms").AtSliceIndex(0).AtMapKey("model"), knownvalue.StringExact("tpm-crb")),
 			statecheck.ExpectKnownValue("libvirt_domain.test",
 				tfjsonpath.New("devices").AtMapKey("tpms").AtSliceIndex(0).AtMapKey("backend").AtMapKey("emulator"), knownvalue.NotNull()),
-			// the user gave the member only: the derived type stays as written (null)
+			// the user gave the member only: the derived type is computed, state holds libvirt's
 			statecheck.ExpectKnownValue("libvirt_domain.test",
-				tfjsonpath.New("devices").AtMapKey("tpms").AtSliceIndex(0).AtMapKey("backend").AtMapKey("type"), knownvalue.Null()),
+				tfjsonpath.New("devices").AtMapKey("tpms").AtSliceIndex(0).AtMapKey("backend").AtMapKey("type"), knownvalue.StringExact("emulator")),
 			// libvirt fills the emulator version; the user did not set it
 			statecheck.ExpectKnownValue("libvirt_domain.test",
 				tfjsonpath.New("devices").AtMapKey("tpms").AtSliceIndex(0).AtMapKey("backend").AtMapKey("emulator").AtMapKey("version"), knownvalue.Null()),

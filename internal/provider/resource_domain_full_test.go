@@ -258,7 +258,7 @@ resource "libvirt_domain" "test" {
 %[9]s
   os = { type = "hvm" }
   # PCI hot-plug on the pc machine's root bus goes through ACPI
-  features = { acpi = {}, apic = {} }
+  features = { acpi = true, apic = {} }
 
   devices = {
     disks = [
@@ -270,7 +270,7 @@ resource "libvirt_domain" "test" {
         device    = "cdrom"
         source    = { volume = { pool = libvirt_volume.seed.pool, volume = libvirt_volume.seed.name } }
         target    = { dev = "sda", bus = "scsi" }
-        read_only = {}
+        read_only = true
       }%[10]s
     ]
     controllers = [{ type = "scsi", model = "virtio-scsi" }]
@@ -286,7 +286,7 @@ resource "libvirt_domain" "test" {
       source = { unix = {} }
       target = { virt_io = { name = "org.qemu.guest_agent.0" } }
     }]
-    graphics = [{ vnc = { listen = "127.0.0.1", auto_port = "yes" } }]
+    graphics = [{ vnc = { listen = "127.0.0.1", auto_port = true } }]
   }
 }
 `, prefix, testAccPool(), testAccDomainType(), d.name, d.vcpuCurrent, d.running, d.autostart, d.restartOnChange, extra, disk2)

@@ -107,7 +107,8 @@ func generateConfigRoundTrip(t *testing.T, dir string, imports map[string]string
 }
 
 // tofuWorkdir builds the provider from this module, writes dir/work/main.tf
-// (required_providers, the test provider block and config) and returns a
+// (required_providers and the test provider block unless config has its
+// own, then config) and returns a
 // runner of the tofu binary in dir/work with that build (dev_overrides).
 func tofuWorkdir(t *testing.T, dir, config string) func(args ...string) (string, int) {
 	t.Helper()
@@ -126,13 +127,16 @@ func tofuWorkdir(t *testing.T, dir, config string) func(args ...string) (string,
 }
 `, binDir))
 	work := filepath.Join(dir, "work")
-	mustWrite(t, filepath.Join(work, "main.tf"), fmt.Sprintf(`terraform {
+	if !strings.Contains(config, "required_providers") {
+		config = fmt.Sprintf(`terraform {
   required_providers {
     libvirt = { source = "virtxml/libvirt" }
   }
 }
 %s
-%s`, testAccProviderConfig(), config))
+%s`, testAccProviderConfig(), config)
+	}
+	mustWrite(t, filepath.Join(work, "main.tf"), config)
 	return func(args ...string) (string, int) {
 		cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), args...)
 		cmd.Dir = work

@@ -238,7 +238,7 @@ func TestAccDomain_uefi(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				// libvirt refuses UEFI without ACPI on x86
-				Config:           testAccDomainSmallConfig(name, true, false, `  features = { acpi = {} }`, `, firmware = "efi"`),
+				Config:           testAccDomainSmallConfig(name, true, false, `  features = { acpi = true }`, `, firmware = "efi"`),
 				ConfigPlanChecks: emptyAfterApply,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("os").AtMapKey("firmware"), knownvalue.StringExact("efi")),

@@ -42,7 +42,7 @@ resource "libvirt_domain" "test" {
       source = { unix = {} }
       target = { virt_io = { name = "org.qemu.guest_agent.0" } }
     }]
-    graphics = [{ vnc = { listen = "127.0.0.1", auto_port = "yes" } }]
+    graphics = [{ vnc = { listen = "127.0.0.1", auto_port = true } }]
   }
 }
 `, name, testAccDomainType(), running, vcpuCurrent)

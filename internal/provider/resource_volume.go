@@ -272,15 +272,14 @@ func (r *volumeResource) FixUp(prior map[string]tftypes.Value, doc *libvirtxml.S
 }
 
 // PruneImported keeps what a configuration sets (name, sizes, format,
-// backing store): libvirt also reports permissions, timestamps and qcow2
+// backing store) and the target path libvirt chose: libvirt also reports
+// permissions, timestamps and qcow2
 // details, which a configuration rarely lists; keeping them would plan a
 // replacement right after import.
 func (r *volumeResource) PruneImported(doc *libvirtxml.StorageVolume) {
 	if t := doc.Target; t != nil {
-		doc.Target = nil
-		if t.Format != nil {
-			doc.Target = &libvirtxml.StorageVolumeTarget{Format: t.Format}
-		}
+		// the path is libvirt's choice (computed): kept, as after a create
+		doc.Target = &libvirtxml.StorageVolumeTarget{Path: t.Path, Format: t.Format}
 	}
 	if b := doc.BackingStore; b != nil {
 		doc.BackingStore = &libvirtxml.StorageVolumeBackingStore{Path: b.Path, Format: b.Format}

@@ -88,6 +88,7 @@ type baseMethods interface {
 	Configure(context.Context, resource.ConfigureRequest, *resource.ConfigureResponse)
 	Read(context.Context, resource.ReadRequest, *resource.ReadResponse)
 	ImportState(context.Context, resource.ImportStateRequest, *resource.ImportStateResponse)
+	UpgradeState(context.Context) map[int64]resource.StateUpgrader
 	Document() Document
 }
 
@@ -129,7 +130,7 @@ func (b *Base[T]) SchemaDefinition() schema.Schema {
 		}
 		attrs[k] = v
 	}
-	return schema.Schema{Description: b.spec.Description, Attributes: attrs}
+	return schema.Schema{Version: SchemaVersion, Description: b.spec.Description, Attributes: attrs}
 }
 
 func (b *Base[T]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

@@ -257,7 +257,7 @@ func TestDifferentialPlan(t *testing.T) {
 	volCfg := map[string]tftypes.Value{"name": str("v"), "pool": str("p"), "capacity": num(1 << 20)}
 	volState := merge(volCfg, map[string]tftypes.Value{"id": str("/var/lib/p/v"), "key": str("/var/lib/p/v"), "path": str("/var/lib/p/v"),
 		"capacity_unit": str("bytes"), "allocation": num(0), "allocation_unit": str("bytes"),
-		"target": objOf(volTargetType, map[string]tftypes.Value{
+		"target": objOf(volTargetType, map[string]tftypes.Value{"path": str("/var/lib/p/v"),
 			"format": objOf(volTargetType.(tftypes.Object).AttributeTypes["format"], map[string]tftypes.Value{"type": str("raw")})})})
 
 	cases := []planCase{
@@ -363,35 +363,37 @@ func TestDifferentialUpgrade(t *testing.T) {
 		"libvirt_pool":    `{"id":"742b4a76-5db9-4919-bdc2-4a0d431f07c2","name":"p","type":"dir","delete_volumes":false}`,
 		"libvirt_volume":  `{"id":"/var/lib/p/v","name":"v","pool":"p","capacity":1048576,"timeouts":null}`,
 	}
-	for name, js := range states {
-		t.Run(name, func(t *testing.T) {
-			req := &tfprotov6.UpgradeResourceStateRequest{TypeName: name, Version: 0, RawState: &tfprotov6.RawState{JSON: []byte(js)}}
-			ours, err := s.ours.UpgradeResourceState(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fw, err := s.framework.UpgradeResourceState(ctx, req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if o, f := diagStrings(ours.Diagnostics), diagStrings(fw.Diagnostics); !sameStrings(o, f) || hasError(ours.Diagnostics) {
-				t.Fatalf("diagnostics: ours %q, framework %q", o, f)
-			}
-			typ := s.types[name]
-			ov, err := ours.UpgradedState.Unmarshal(typ)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fv, err := fw.UpgradedState.Unmarshal(typ)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !ov.Equal(fv) {
-				t.Errorf("upgraded states differ\nours:      %v\nframework: %v", ov, fv)
-			}
-			if n, _ := ov.ApplyTerraform5AttributePathStep(tftypes.AttributeName("name")); n == nil {
-				t.Errorf("upgraded state lost its name")
-			}
-		})
+	for _, version := range []int64{0, 1} { // 1: the current version (this layer); 0: the upgrader
+		for name, js := range states {
+			t.Run(fmt.Sprintf("%s v%d", name, version), func(t *testing.T) {
+				req := &tfprotov6.UpgradeResourceStateRequest{TypeName: name, Version: version, RawState: &tfprotov6.RawState{JSON: []byte(js)}}
+				ours, err := s.ours.UpgradeResourceState(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fw, err := s.framework.UpgradeResourceState(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if o, f := diagStrings(ours.Diagnostics), diagStrings(fw.Diagnostics); !sameStrings(o, f) || hasError(ours.Diagnostics) {
+					t.Fatalf("diagnostics: ours %q, framework %q", o, f)
+				}
+				typ := s.types[name]
+				ov, err := ours.UpgradedState.Unmarshal(typ)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fv, err := fw.UpgradedState.Unmarshal(typ)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ov.Equal(fv) {
+					t.Errorf("upgraded states differ\nours:      %v\nframework: %v", ov, fv)
+				}
+				if n, _ := ov.ApplyTerraform5AttributePathStep(tftypes.AttributeName("name")); n == nil {
+					t.Errorf("upgraded state lost its name")
+				}
+			})
+		}
 	}
 }

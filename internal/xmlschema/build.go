@@ -31,6 +31,12 @@ func parseTag(f reflect.StructField) xmlTag {
 		if _, ok := structOf(f.Type); ok && f.Type.Kind() == reflect.Pointer {
 			return xmlTag{name: f.Name, member: true}
 		}
+		// a few strings are marshalled by libvirtxml itself too (a UDP
+		// character device's bind and connect hosts, a vhost-user
+		// interface's dev): still values of the document
+		if f.Type.Kind() == reflect.String {
+			return xmlTag{name: strings.ToLower(f.Name), attr: true}
+		}
 		return xmlTag{skip: true}
 	}
 	parts := strings.Split(tag, ",")
@@ -129,11 +135,25 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 		if _, ok := b.policy.Skip[key]; ok {
 			continue
 		}
-		name := snakeName(f.Name)
-		if r, ok := b.policy.Rename[key]; ok {
-			name = r
-		}
 		st := step{index: i, ptr: f.Type.Kind() == reflect.Pointer}
+		if f.Anonymous {
+			// an embedded struct's fields are the element's own, as
+			// encoding/xml marshals them: its attributes join the parent's
+			if et, ok := structOf(f.Type); ok && !inPath(ancestors, et) {
+				for _, c := range b.objectChildren(et, tfPath, xmlPath, append(ancestors, et)) {
+					c.steps = append([]step{st}, c.steps...)
+					if c.legacyIn == "" {
+						c.legacyIn = legacySnakeName(f.Name)
+					}
+					add(c)
+				}
+				continue
+			}
+		}
+		name, legacy := snakeName(f.Name), legacySnakeName(f.Name)
+		if r, ok := b.policy.Rename[key]; ok {
+			name, legacy = r, r
+		}
 		childTF := joinPath(tfPath, name)
 
 		if k, ok := leafKind(f.Type); ok {
@@ -149,14 +169,18 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 			default:
 				desc = xmlPath + "<" + tag.name + ">"
 			}
-			add(&node{name: name, xmlPath: desc, kind: k, steps: []step{st}, goType: f.Type, omitEmpty: tag.omitEmpty || f.Type.Kind() == reflect.String})
+			n := &node{name: name, legacy: legacy, xmlPath: desc, kind: k, steps: []step{st}, goType: f.Type, omitEmpty: tag.omitEmpty || f.Type.Kind() == reflect.String}
+			if tag.attr && yesNoAttributes[tag.name] && f.Type.Kind() == reflect.String {
+				n.kind, n.yesNo = kindBool, true
+			}
+			add(n)
 			continue
 		}
 		switch f.Type.Kind() {
 		case reflect.Slice:
 			et := f.Type.Elem()
 			if et.Kind() == reflect.String {
-				add(&node{name: name, xmlPath: xmlPath + "<" + tag.name + ">", kind: kindStringList, steps: []step{st}, goType: f.Type})
+				add(&node{name: name, legacy: legacy, xmlPath: xmlPath + "<" + tag.name + ">", kind: kindStringList, steps: []step{st}, goType: f.Type})
 				continue
 			}
 			if st2, ok := structOf(et); ok && et.Kind() == reflect.Struct {
@@ -164,7 +188,7 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 					continue
 				}
 				elemXML := xmlPath + "<" + tag.name + ">"
-				n := &node{name: name, xmlPath: elemXML, kind: kindList, steps: []step{st}, goType: st2}
+				n := &node{name: name, legacy: legacy, xmlPath: elemXML, kind: kindList, steps: []step{st}, goType: st2}
 				n.children = b.objectChildren(st2, childTF, elemXML, append(ancestors, st2))
 				b.addChoice(n, st2)
 				add(n)
@@ -198,17 +222,25 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 					sub := step{index: j, ptr: sf.Type.Kind() == reflect.Pointer}
 					if j == cd {
 						// the element's presence carries the value, zero included
-						add(&node{name: name, xmlPath: elemXML + " (text)", kind: k, steps: []step{st, sub}, goType: sf.Type})
+						add(&node{name: name, legacy: legacy, xmlPath: elemXML + " (text)", kind: k, steps: []step{st, sub}, goType: sf.Type})
 						continue
 					}
-					add(&node{name: name + "_" + snakeName(sf.Name), xmlPath: elemXML[:len(elemXML)-1] + " " + stag.name + "=...>", kind: k,
+					subName := name + "_" + snakeName(sf.Name)
+					if r, ok := b.policy.Rename[stt.Name()+"."+sf.Name]; ok {
+						subName = r
+					}
+					add(&node{name: subName, legacy: legacy + "_" + legacySnakeName(sf.Name), xmlPath: elemXML[:len(elemXML)-1] + " " + stag.name + "=...>", kind: k,
 						steps: []step{st, sub}, goType: sf.Type, omitEmpty: stag.omitEmpty || sf.Type.Kind() == reflect.String})
 				}
 				continue
 			}
-			n := &node{name: name, xmlPath: elemXML, kind: kindObject, steps: []step{st}, goType: stt}
+			n := &node{name: name, legacy: legacy, xmlPath: elemXML, kind: kindObject, steps: []step{st}, goType: stt}
 			n.children = b.objectChildren(stt, childTF, elemXML, append(ancestors, stt))
 			b.addChoice(n, stt)
+			if len(n.children) == 0 && st.ptr {
+				// an element without attributes or content: present or not
+				n.kind = kindBool
+			}
 			add(n)
 			continue
 		}
@@ -233,6 +265,12 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 	}
 	return out
 }
+
+// yesNoAttributes are the XML attributes written "yes" or "no" that are
+// booleans in the schema, wherever they occur (as dmacvicar/libvirt 0.9
+// has them): a VNC/SPICE/RDP autoport, a managed host device, interface,
+// reservation or forward, a migratable CPU.
+var yesNoAttributes = map[string]bool{"autoport": true, "managed": true, "migratable": true}
 
 func inPath(ancestors []reflect.Type, t reflect.Type) bool {
 	for _, a := range ancestors {

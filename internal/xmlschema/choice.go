@@ -51,7 +51,9 @@ func (b *builder) addChoice(n *node, t reflect.Type) {
 	}
 	ch.defaultMember = defaultMember(t, lastElement(n.xmlPath), ch.members)
 	desc := n.xmlPath[:len(n.xmlPath)-1] + " type=...>"
-	tn := &node{name: "type", xmlPath: desc, kind: kindString, choice: ch, omitEmpty: true, goType: reflect.TypeOf("")}
+	// computed: libvirt always writes the type, so state holds it even where
+	// the configuration sets only the member (or neither: the default)
+	tn := &node{name: "type", legacy: "type", xmlPath: desc, kind: kindString, choice: ch, omitEmpty: true, computed: true, goType: reflect.TypeOf("")}
 	n.children = insertSorted(n.children, tn)
 }
 
@@ -72,7 +74,7 @@ func resolvePath(children []*node, idx []int) ([]*node, bool) {
 	for _, i := range idx {
 		var found *node
 		for _, c := range children {
-			if c.kind == kindObject && len(c.steps) == 1 && c.steps[0].index == i {
+			if (c.kind == kindObject || c.kind == kindBool && !c.yesNo) && len(c.steps) == 1 && c.steps[0].index == i {
 				found = c
 				break
 			}

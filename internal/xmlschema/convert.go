@@ -136,6 +136,17 @@ func (n *node) toValue(parent reflect.Value) tftypes.Value {
 			f = new(big.Float).SetUint64(v.Uint())
 		}
 		return tftypes.NewValue(tftypes.Number, f)
+	case kindBool:
+		if !n.yesNo {
+			return tftypes.NewValue(tftypes.Bool, true) // the element is there
+		}
+		switch strings.ToLower(v.String()) {
+		case "yes", "on", "true":
+			return tftypes.NewValue(tftypes.Bool, true)
+		case "no", "off", "false":
+			return tftypes.NewValue(tftypes.Bool, false)
+		}
+		return n.null()
 	case kindStringList:
 		if v.Len() == 0 {
 			return n.null()
@@ -211,6 +222,17 @@ func (n *node) fromValue(parent reflect.Value, val tftypes.Value, p *pathStack) 
 				return p.errorf("must be between 0 and %d, got %s", maxUint(dst), f.Text('g', -1))
 			}
 			dst.SetUint(u)
+		}
+	case kindBool:
+		var b bool
+		if err := val.As(&b); err != nil {
+			return p.errorf("%v", err)
+		}
+		switch {
+		case n.yesNo:
+			n.ensure(parent).SetString(map[bool]string{true: "yes", false: "no"}[b])
+		case b:
+			n.ensure(parent) // writes the empty element
 		}
 	case kindStringList:
 		var elems []tftypes.Value

@@ -156,6 +156,8 @@ func buildTypes(n *node) tftypes.Type {
 		n.tfType = tftypes.Number
 	case kindStringList:
 		n.tfType = tftypes.List{ElementType: tftypes.String}
+	case kindBool:
+		n.tfType = tftypes.Bool
 	case kindObject, kindList:
 		attrs := make(map[string]tftypes.Type, len(n.children))
 		for _, c := range n.children {

@@ -13,16 +13,29 @@ func snakeName(goName string) string {
 	var words []string
 	start := 0
 	for i := 1; i < len(r); i++ {
+		if w := wordAt(r, start); w > 0 && i < start+w {
+			// a known word is never split; it ends a word when it is followed
+			// by an upper-case letter (QEMU|VDAgent, VMWare|DataCenterPath)
+			if i == start+w-1 && i+1 < len(r) && unicode.IsUpper(r[i+1]) {
+				words = append(words, string(r[start:i+1]))
+				start = i + 1
+				i++
+			}
+			continue
+		}
 		prev, cur := r[i-1], r[i]
 		boundary := false
 		switch {
-		case unicode.IsUpper(cur) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+		case unicode.IsUpper(cur) && unicode.IsLower(prev):
 			// fooBar -> foo|Bar, but an acronym plural's "s" stays: IDs|X.
 			boundary = !(prev == 's' && i >= 2 && unicode.IsUpper(r[i-2]) && isAcronymPlural(r, i-1))
 		case unicode.IsUpper(cur) && unicode.IsUpper(prev) && i+1 < len(r) && unicode.IsLower(r[i+1]):
 			// ABCDef -> ABC|Def, unless "Def" is the plural "s" of the acronym
-			// (IDs) or a version suffix (IPv6).
-			boundary = !isAcronymPlural(r, i+1) && !isVersionSuffix(r, i+1)
+			// (IDs) or a version suffix (IPv6). A single capital at the start
+			// of the name joins the word after it, as libvirt writes it:
+			// VHostUser -> vhost_user, DBus -> dbus, MCast -> mcast (but
+			// SubsysMDev -> subsys_m_dev).
+			boundary = (i-1 > start || start > 0) && !isAcronymPlural(r, i+1) && !isVersionSuffix(r, i+1)
 		}
 		if boundary {
 			words = append(words, string(r[start:i]))
@@ -45,4 +58,50 @@ func isAcronymPlural(r []rune, i int) bool {
 // isVersionSuffix reports whether r[i] starts a "v<digit>" version suffix.
 func isVersionSuffix(r []rune, i int) bool {
 	return r[i] == 'v' && i+1 < len(r) && unicode.IsDigit(r[i+1])
+}
+
+// words are names libvirtxml writes as one word that the rules above would
+// split: QEMUVDAgent -> qemu_vd_agent, VMWareDataCenterPath ->
+// vmware_data_center_path.
+var words = []string{"QEMU", "VMWare"}
+
+// wordAt returns the length of the known word that starts r[i:], or 0.
+func wordAt(r []rune, i int) int {
+	for _, w := range words {
+		if strings.HasPrefix(string(r[i:]), w) {
+			return len([]rune(w))
+		}
+	}
+	return 0
+}
+
+// legacySnakeName is the naming rule of schema version 0 (provider 0.1.x),
+// which split every capital (v_host_user, d_bus): UpgradeJSON reads state
+// written with it.
+func legacySnakeName(goName string) string {
+	r := []rune(goName)
+	var words []string
+	start := 0
+	for i := 1; i < len(r); i++ {
+		prev, cur := r[i-1], r[i]
+		boundary := false
+		switch {
+		case unicode.IsUpper(cur) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+			// fooBar -> foo|Bar, but an acronym plural's "s" stays: IDs|X.
+			boundary = !(prev == 's' && i >= 2 && unicode.IsUpper(r[i-2]) && isAcronymPlural(r, i-1))
+		case unicode.IsUpper(cur) && unicode.IsUpper(prev) && i+1 < len(r) && unicode.IsLower(r[i+1]):
+			// ABCDef -> ABC|Def, unless "Def" is the plural "s" of the acronym
+			// (IDs) or a version suffix (IPv6).
+			boundary = !isAcronymPlural(r, i+1) && !isVersionSuffix(r, i+1)
+		}
+		if boundary {
+			words = append(words, string(r[start:i]))
+			start = i
+		}
+	}
+	words = append(words, string(r[start:]))
+	for i, w := range words {
+		words[i] = strings.ToLower(w)
+	}
+	return strings.Join(words, "_")
 }

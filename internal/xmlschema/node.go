@@ -16,6 +16,7 @@ const (
 	kindObject     // single nested object (pointer struct, struct, or *struct{} marker)
 	kindList       // list of nested objects
 	kindStringList // []string
+	kindBool       // an element without content (<acpi/>: true when present), or a yes/no attribute (yesNo)
 )
 
 // step is one field hop from an enclosing struct value towards a node's value.
@@ -35,12 +36,18 @@ type node struct {
 	children []*node      // object and list element attributes, sorted by name
 	byName   map[string]*node
 
-	omitEmpty   bool // a zero leaf is absent from the XML, so zero <-> null
-	computed    bool // libvirt may fill it when the user does not (policy)
-	volatile    bool // a computed value that changes by itself (sizes): unknown in every changing plan
-	hasComputed bool // this node or a descendant is computed
-	sensitive   bool
-	required    bool // a top-level attribute the document cannot be defined without
+	omitEmpty bool // a zero leaf is absent from the XML, so zero <-> null
+	yesNo     bool // kindBool: a string attribute holding "yes" or "no"
+
+	// legacy is the attribute's name in schema version 0 (UpgradeJSON);
+	// legacyIn names the object that held it there, for the fields of an
+	// embedded struct (version 0 nested them, this version flattens them).
+	legacy, legacyIn string
+	computed         bool // libvirt may fill it when the user does not (policy)
+	volatile         bool // a computed value that changes by itself (sizes): unknown in every changing plan
+	hasComputed      bool // this node or a descendant is computed
+	sensitive        bool
+	required         bool // a top-level attribute the document cannot be defined without
 
 	// unit is the sibling "<x>_unit" node of a flattened scaled value.
 	unit        *node

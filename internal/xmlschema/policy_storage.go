@@ -32,6 +32,7 @@ var StorageVolumePolicy = Policy{
 		"allocation", "allocation_unit", // reported by libvirt
 		"capacity", "capacity_unit", // taken from uploaded content when not given
 		"target.format.type", // taken from uploaded content (qcow2 magic) when not given
+		"target.path",        // the pool's directory and the volume's name, chosen by libvirt (dmacvicar 0.9 kept it in state)
 	},
 	// allocation grows as the guest writes
 	Volatile:    []string{"allocation", "allocation_unit"},

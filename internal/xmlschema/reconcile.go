@@ -86,6 +86,8 @@ func (n *node) reconcile(prior, live tftypes.Value) tftypes.Value {
 		return live
 	}
 	switch n.kind {
+	case kindBool:
+		return live
 	case kindString, kindInt:
 		if leafEqual(prior, live) || n.sameMachine(prior, live) {
 			return prior
@@ -227,6 +229,10 @@ func (n *node) attrsAgree(pa, la map[string]tftypes.Value) bool {
 			return false
 		}
 		switch c.kind {
+		case kindBool:
+			if !p.Equal(l) {
+				return false
+			}
 		case kindString, kindInt:
 			if !leafEqual(p, l) && c.unit == nil {
 				return false
@@ -350,6 +356,11 @@ func isEmpty(v tftypes.Value) bool {
 		var s string
 		_ = v.As(&s)
 		return s == ""
+	case v.Type().Is(tftypes.Bool):
+		// false is how an element without content is left out
+		var b bool
+		_ = v.As(&b)
+		return !b
 	case v.Type().Is(tftypes.List{}):
 		var l []tftypes.Value
 		_ = v.As(&l)

@@ -49,6 +49,12 @@ func (n *node) description() string {
 			d += " Default: `" + n.choice.defaultMember.value + "`."
 		}
 	}
+	switch {
+	case n.kind == kindBool && n.yesNo:
+		d += " `true` writes \"yes\", `false` writes \"no\"."
+	case n.kind == kindBool:
+		d += " `true` writes the element (empty); `false` or unset leaves it out."
+	}
 	if n.computed {
 		d += " Chosen by libvirt when not set."
 	}
@@ -65,6 +71,8 @@ func (n *node) attribute() schema.Attribute {
 		return schema.Int64Attribute{Required: n.required, Optional: optional, Computed: computed, Sensitive: n.sensitive, Description: desc}
 	case kindStringList:
 		return schema.ListAttribute{ElementType: types.StringType, Optional: optional, Computed: computed, Description: desc}
+	case kindBool:
+		return schema.BoolAttribute{Optional: optional, Computed: computed, Description: desc}
 	case kindObject:
 		return schema.SingleNestedAttribute{
 			Attributes:  n.childAttributes(),
@@ -117,6 +125,8 @@ func (n *node) fwType() attr.Type {
 		return types.Int64Type
 	case kindStringList:
 		return types.ListType{ElemType: types.StringType}
+	case kindBool:
+		return types.BoolType
 	case kindObject:
 		return basetypes.ObjectType{AttrTypes: n.attrTypes()}
 	default:

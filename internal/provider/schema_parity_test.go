@@ -1,0 +1,169 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+)
+
+// dmacvicarSchema is dmacvicar/libvirt 0.9.7's published schema (`tofu
+// providers schema -json`), the provider most users come from.
+const dmacvicarSchema = "../../../shared/reference/dmacvicar-libvirt-0.9.7/schema.json"
+
+// parityExceptions are the 0.9.7 attribute paths (and everything below
+// them) that this provider does not have under the same name and type, each
+// with its reason. docs/adr/0001-xml-tree-schema-engine.md lists them too.
+var parityExceptions = map[string]map[string]string{
+	"libvirt_domain": {
+		"id":                             "the resource id is the domain's UUID (a string); 0.9.7's id is a number",
+		"create":                         "start options are own attributes here: start_paused, start_force_boot (VIR_DOMAIN_START_*)",
+		"update":                         "shutdown before an update is restart_on_change + shutdown_timeout here",
+		"destroy":                        "graceful shutdown before delete is shutdown_timeout here (0s forces off)",
+		"devices.interfaces.wait_for_ip": "waiting for addresses is the libvirt_domain_interface_addresses data source's wait block",
+		"io_thread_i_ds":                 "named io_thread_ids: an acronym plural stays whole (IOThreadIDs)",
+		"id_map.gi_ds":                   "named gids: an acronym plural stays whole (GIDs)",
+		"id_map.ui_ds":                   "named uids: an acronym plural stays whole (UIDs)",
+		"devices.disks.mirror":           "block-job status that libvirt writes, never configuration (policy Skip)",
+		"os.nv_ram.source":               "network/block NVRAM backends are out of scope (policy Skip)",
+		"devices.disks.driver.metadata_cache.max_size":                                 "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
+		"devices.disks.backing_store.format.metadata_cache.max_size":                   "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
+		"devices.disks.source.data_store.format.metadata_cache.max_size":               "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
+		"devices.disks.backing_store.source.data_store.format.metadata_cache.max_size": "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
+		"devices.rngs.backend.random":                                                  "a member of a choice is an object (random = { device = ... }), as every other choice member",
+	},
+	"libvirt_network": {
+		"dns.sr_vs": "named srvs: an acronym plural stays whole (SRVs)",
+		"dns.tx_ts": "named txts: an acronym plural stays whole (TXTs)",
+	},
+	"libvirt_pool": {
+		"create":  "a pool is always built (when its type needs it) and started; autostart is an own attribute",
+		"destroy": "deleting the pool removes the target directory that building created; volumes go only with delete_volumes",
+	},
+	"libvirt_volume": {
+		"physical":      "the size on disk is reported by libvirt, never configuration (policy Skip)",
+		"physical_unit": "the size on disk is reported by libvirt, never configuration (policy Skip)",
+	},
+	"libvirt_cloudinit_disk": {},
+}
+
+type refAttribute struct {
+	Type       json.RawMessage `json:"type"`
+	NestedType *struct {
+		Attributes  map[string]*refAttribute `json:"attributes"`
+		NestingMode string                   `json:"nesting_mode"`
+	} `json:"nested_type"`
+}
+
+func refAttributePaths(attrs map[string]*refAttribute, p string, out map[string]string) {
+	for n, a := range attrs {
+		full := n
+		if p != "" {
+			full = p + "." + n
+		}
+		if a.NestedType != nil {
+			out[full] = "nested " + a.NestedType.NestingMode
+			refAttributePaths(a.NestedType.Attributes, full, out)
+		} else {
+			out[full] = string(a.Type)
+		}
+	}
+}
+
+func ourAttributePaths(attrs []*tfprotov6.SchemaAttribute, p string, out map[string]string) {
+	for _, a := range attrs {
+		full := a.Name
+		if p != "" {
+			full = p + "." + a.Name
+		}
+		if a.NestedType != nil {
+			out[full] = "nested " + map[tfprotov6.SchemaObjectNestingMode]string{
+				tfprotov6.SchemaObjectNestingModeSingle: "single", tfprotov6.SchemaObjectNestingModeList: "list",
+				tfprotov6.SchemaObjectNestingModeSet: "set", tfprotov6.SchemaObjectNestingModeMap: "map",
+			}[a.NestedType.Nesting]
+			ourAttributePaths(a.NestedType.Attributes, full, out)
+		} else {
+			b, _ := a.Type.MarshalJSON()
+			out[full] = string(b)
+		}
+	}
+}
+
+// TestSchemaParityDmacvicar compares every attribute path of the resources
+// dmacvicar/libvirt 0.9.7 and this provider both have: each 0.9.7 path must
+// exist here with the same type, or fall under a listed exception; every
+// exception must still be needed. It prints the counts.
+func TestSchemaParityDmacvicar(t *testing.T) {
+	raw, err := os.ReadFile(dmacvicarSchema)
+	if err != nil {
+		t.Fatalf("the reference schema (shared/reference beside the checkout): %v", err)
+	}
+	var ref struct {
+		ProviderSchemas map[string]struct {
+			ResourceSchemas map[string]struct {
+				Block struct {
+					Attributes map[string]*refAttribute `json:"attributes"`
+				} `json:"block"`
+			} `json:"resource_schemas"`
+		} `json:"provider_schemas"`
+	}
+	if err := json.Unmarshal(raw, &ref); err != nil {
+		t.Fatal(err)
+	}
+	theirsAll := ref.ProviderSchemas["registry.opentofu.org/dmacvicar/libvirt"].ResourceSchemas
+	sch, err := ProtocolServer("test")().GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(parityExceptions))
+	for n := range parityExceptions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	total, matched := 0, 0
+	for _, r := range names {
+		theirs, ours := map[string]string{}, map[string]string{}
+		refAttributePaths(theirsAll[r].Block.Attributes, "", theirs)
+		if len(theirs) == 0 {
+			t.Fatalf("%s: not in the reference schema", r)
+		}
+		ourAttributePaths(sch.ResourceSchemas[r].Block.Attributes, "", ours)
+		used := map[string]int{}
+		same, excepted := 0, 0
+		for p, ty := range theirs {
+			if o, ok := ours[p]; ok && o == ty {
+				same++
+				continue
+			}
+			exc := ""
+			for e := range parityExceptions[r] {
+				if p == e || strings.HasPrefix(p, e+".") {
+					exc = e
+				}
+			}
+			if exc != "" {
+				used[exc]++
+				excepted++
+				continue
+			}
+			if o, ok := ours[p]; ok {
+				t.Errorf("%s: %s is %s in 0.9.7 and %s here", r, p, ty, o)
+			} else {
+				t.Errorf("%s: %s (%s in 0.9.7) does not exist here", r, p, ty)
+			}
+		}
+		for e, reason := range parityExceptions[r] {
+			if used[e] == 0 {
+				t.Errorf("%s: exception %q matches nothing any more (%s)", r, e, reason)
+			}
+		}
+		t.Logf("%s: %d of %d 0.9.7 paths match by name and type; %d fall under %d listed exceptions", r, same, len(theirs), excepted, len(parityExceptions[r]))
+		total += len(theirs)
+		matched += same
+	}
+	t.Logf("all five resources: %d of %d 0.9.7 attribute paths match", matched, total)
+}

@@ -1,0 +1,62 @@
+package treeresource
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// SchemaVersion is the schema version of every tree resource. Version 1
+// follows libvirt's words and dmacvicar/libvirt 0.9's shapes (vhost_user,
+// dbus; an element without content and a yes/no attribute are bools);
+// version 0 was provider 0.1.x. dmacvicar/libvirt 0.9.x writes version 0
+// too, with version 1's names and shapes: one upgrader reads both.
+const SchemaVersion = 1
+
+// UpgradeState upgrades a version 0 state (this provider 0.1.x, or
+// dmacvicar/libvirt 0.9.x after `tofu state replace-provider`).
+func (b *Base[T]) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	return map[int64]resource.StateUpgrader{0: {StateUpgrader: b.upgradeFromV0}}
+}
+
+func (b *Base[T]) upgradeFromV0(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+	if req.RawState == nil {
+		resp.Diagnostics.AddError("Cannot upgrade "+b.spec.Name+" state", "the state has no JSON")
+		return
+	}
+	var old map[string]any
+	if err := json.Unmarshal(req.RawState.JSON, &old); err != nil {
+		resp.Diagnostics.AddError("Cannot upgrade "+b.spec.Name+" state", err.Error())
+		return
+	}
+	doc := b.spec.Model.UpgradeJSON(old)
+	for name := range b.spec.Own {
+		if v, ok := old[name]; ok && v != nil {
+			doc[name] = v
+		}
+	}
+	// dmacvicar/libvirt 0.9 kept no id for a domain: the UUID is the id here
+	if doc["id"] == nil && doc["uuid"] != nil {
+		doc["id"] = doc["uuid"]
+	}
+	js, err := json.Marshal(doc)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot upgrade "+b.spec.Name+" state", err.Error())
+		return
+	}
+	typ := b.SchemaDefinition().Type().TerraformType(ctx)
+	v, err := tftypes.ValueFromJSONWithOpts(js, typ, tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true})
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot upgrade "+b.spec.Name+" state", err.Error())
+		return
+	}
+	dv, err := tfprotov6.NewDynamicValue(typ, v)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot upgrade "+b.spec.Name+" state", err.Error())
+		return
+	}
+	resp.DynamicValue = &dv
+}
