@@ -104,7 +104,7 @@ resource "libvirt_domain" "vm" {
       },
       {
         device    = "cdrom"
-        read_only = {}
+        read_only = true
         source    = { volume = { pool = var.pool, volume = libvirt_volume.seed.name } }
         target    = { dev = "sda", bus = "scsi" }
       },

@@ -200,7 +200,7 @@ resource "libvirt_domain" "vm" {
         device    = "cdrom"
         source    = { volume = { pool = libvirt_volume.seed[each.key].pool, volume = libvirt_volume.seed[each.key].name } }
         target    = { dev = "sda", bus = "scsi" }
-        read_only = {}
+        read_only = true
       },
     ]
     controllers = [{ type = "scsi", model = "virtio-scsi" }]
@@ -216,7 +216,7 @@ resource "libvirt_domain" "vm" {
       source = { unix = {} }
       target = { virt_io = { name = "org.qemu.guest_agent.0" } }
     }]
-    graphics = [{ vnc = { listen = "127.0.0.1", auto_port = "yes" } }]
+    graphics = [{ vnc = { listen = "127.0.0.1", auto_port = true } }]
   }
 }
 

@@ -152,7 +152,7 @@ resource "libvirt_domain" "this" {
 
   # ACPI: graceful shutdown (virsh shutdown, the provider's stop) and PCI
   # hot-plug; UEFI needs it.
-  features = var.acpi ? { acpi = {} } : null
+  features = var.acpi ? { acpi = true } : null
   cpu      = local.cpu
 
   devices = {
@@ -171,7 +171,7 @@ resource "libvirt_domain" "this" {
           source    = { volume = { pool = var.pool, volume = libvirt_volume.cloudinit.name } }
           target    = { dev = local.cdrom_dev, bus = var.cdrom_bus }
           driver    = { type = "raw" }
-          read_only = {}
+          read_only = true
           wwn       = null
         },
       ],
@@ -197,7 +197,7 @@ resource "libvirt_domain" "this" {
       },
     ]
     graphics = var.graphics == null ? null : [
-      { vnc = { listen = var.graphics.listen, auto_port = var.graphics.auto_port ? "yes" : "no" } },
+      { vnc = { listen = var.graphics.listen, auto_port = var.graphics.auto_port } },
     ]
   }
 }

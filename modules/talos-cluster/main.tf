@@ -191,7 +191,7 @@ resource "libvirt_domain" "node" {
   }
   # ACPI: Talos shuts down gracefully on the ACPI power button (virsh
   # shutdown); UEFI needs it too.
-  features = { acpi = {}, apic = {} }
+  features = { acpi = true, apic = {} }
   cpu      = local.cpu
 
   devices = {

@@ -51,7 +51,7 @@ resource "libvirt_domain" "web1" {
   # host's firmware descriptors (Debian: package ovmf), needs features.acpi,
   # and keeps a per-domain NVRAM copy that is deleted with the domain.
   os       = { type = "hvm" }
-  features = { acpi = {}, apic = {} } # ACPI: graceful shutdown and PCI hot-plug
+  features = { acpi = true, apic = {} } # ACPI: graceful shutdown and PCI hot-plug
 
   devices = {
     disks = [
@@ -65,7 +65,7 @@ resource "libvirt_domain" "web1" {
         device    = "cdrom"
         source    = { volume = { pool = libvirt_volume.web1_seed.pool, volume = libvirt_volume.web1_seed.name } }
         target    = { dev = "sda", bus = "scsi" }
-        read_only = {}
+        read_only = true
       },
     ]
     controllers = [{ type = "scsi", model = "virtio-scsi" }]
@@ -81,7 +81,7 @@ resource "libvirt_domain" "web1" {
       source = { unix = {} }
       target = { virt_io = { name = "org.qemu.guest_agent.0" } }
     }]
-    graphics = [{ vnc = { listen = "127.0.0.1", auto_port = "yes" } }]
+    graphics = [{ vnc = { listen = "127.0.0.1", auto_port = true } }]
   }
 }
 

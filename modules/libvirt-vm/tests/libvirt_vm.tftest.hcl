@@ -332,7 +332,7 @@ run "vnc_graphics" {
   }
 
   assert {
-    condition     = libvirt_domain.this.devices.graphics[0].vnc.listen == "127.0.0.1" && libvirt_domain.this.devices.graphics[0].vnc.auto_port == "yes"
+    condition     = libvirt_domain.this.devices.graphics[0].vnc.listen == "127.0.0.1" && libvirt_domain.this.devices.graphics[0].vnc.auto_port == true
     error_message = "graphics must become a VNC device with listen and auto_port"
   }
 }
