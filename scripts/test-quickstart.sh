@@ -24,13 +24,14 @@ out=$(mktemp /tmp/test-quickstart.XXXXXX)
 example=$(mktemp -d /tmp/test-quickstart-example.XXXXXX)
 trap 'rm -rf "$out" "$example"' EXIT
 
-# The example with the test's own name, subnet (10.231.9.0/24 instead of
-# 10.231.7.0/24: libvirt refuses two networks on one subnet) and MAC. Each
+# The example with the test's own name, subnet (10.231.19.0/24 instead of
+# 10.231.7.0/24: libvirt refuses two networks on one subnet; 10.231.9.0/24 is the
+# network import test's) and MAC. Each
 # replaced value must have been found, so a changed example fails loudly here
 # instead of silently sharing names with the user's quickstart.
 cp -r "$top/examples/quickstart/." "$example/"
 rm -rf "$example/.terraform" "$example"/terraform.tfstate*
-for pair in "name = \"$user_name\"|name = \"$name\"" "10.231.7.|10.231.9." "52:54:00:0a:5e:10|52:54:00:0a:5e:19"; do
+for pair in "name = \"$user_name\"|name = \"$name\"" "10.231.7.|10.231.19." "52:54:00:0a:5e:10|52:54:00:0a:5e:19"; do
   from=${pair%%|*} to=${pair#*|}
   grep -qF "$from" "$example/main.tf" || fail "examples/quickstart/main.tf no longer contains '$from': update the renaming in $0"
   sed -i "s/$(sed 's/[.]/\\./g' <<<"$from")/$to/g" "$example/main.tf"
