@@ -408,21 +408,20 @@ fi
 }
 [[ $(jq -r '.provider_schemas | keys | join(",")' "$work/schema.json") == "$PROVIDER_ADDR" ]] ||
   fail "schema JSON is not keyed by $PROVIDER_ADDR only"
-# The types the source registers, read from the registerResource and
-# registerDataSource calls (each resource file registers itself).
+# The types the source registers: libvirtProvider.Resources and DataSources,
+# printed by tools/typenames.
 registered() {
-  grep -rhoE "$1\(\"libvirt_[a-z0-9_]+\"" "$src/internal/provider" --include='*.go' --exclude='*_test.go' |
-    sed -E 's/.*\("([^"]+)"/\1/' | sort -u
+  (cd "$src" && go run ./tools/typenames "$1") | sort -u
 }
 check_types() {
-  local kind=$1 func=$2 key=$3 want got
-  want=$(registered "$func")
+  local kind=$1 which=$2 key=$3 want got
+  want=$(registered "$which")
   got=$(jq -r --arg a "$PROVIDER_ADDR" --arg k "$key" '.provider_schemas[$a][$k] // {} | keys[]' "$work/schema.json" | sort -u)
   [[ $got == "$want" ]] || fail "installed provider's $kind types [$(echo $got)] differ from the registered [$(echo $want)]"
   log "installed provider serves $(echo "$got" | grep -c . || true) $kind types: $(echo $got)"
 }
-check_types resource registerResource resource_schemas
-check_types "data source" registerDataSource data_source_schemas
+check_types resource resources resource_schemas
+check_types "data source" data-sources data_source_schemas
 
 # The same archives must install in Terraform too (registry.terraform.io
 # namespace of the same packed mirror). Skipped when Terraform is not there.
