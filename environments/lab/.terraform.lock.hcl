@@ -5,9 +5,9 @@ provider "registry.opentofu.org/virtxml/libvirt" {
   version     = "0.1.0"
   constraints = ">= 0.1.0, ~> 0.1"
   hashes = [
-    "h1:D8Lf54cvPibSTFVjOV0JtCL74JsqKiTK2xAwkmZgXho=",
-    "h1:MtJJhpaLkIWuOjhhp6qf6XwAuh9/Ykxj6VuQ3U+LGWQ=",
-    "h1:pmlEgpnlCCZQr7sPNpVc0jR3ahOKIPgJ3qSfb57m21M=",
-    "h1:w+/s/81GL0jm9Q86Tyg6EPkwHfRBljxGgP2vPQbqMVw=",
+    "h1:L+oT0BBiGLXfu+UoWrxWYcK1q0/+lPKDiBvOSAHSAi0=",
+    "h1:PdRJm2KehshvN4EQlEW/pDm8DsgxlaM6D1YDa1ESPX8=",
+    "h1:siAgnPSt/AaZIh72wdhgB4qKOUZjJ8voiWs4JHzvL/0=",
+    "h1:uf5A32IBvnB6tsOQgMr8KbdvVwAvHE6SJ43jnPuA68g=",
   ]
 }
