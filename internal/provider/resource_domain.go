@@ -62,7 +62,10 @@ func domainSpec() treeresource.Spec[libvirtxml.Domain] {
 			"shutdown options are the provider's own. vCPU (`vcpu_current`) and memory (`current_memory`) changes, " +
 			"disk and interface hot-plug, `running` and `autostart` apply live; other changes are written to the " +
 			"persistent definition and take effect at the next boot (the plan warns), or at once with `restart_on_change`. " +
-			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
+			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\". " +
+			"Recipes for common tasks (a second NIC, a bridge to the host's br0, macvtap, a virtio-scsi disk with a WWN, " +
+			"UEFI with Secure Boot and a TPM, a host-passthrough CPU, PCI passthrough, virtiofs shared folders): " +
+			"see the guide \"Domain recipes\".",
 		Own: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
