@@ -16,7 +16,6 @@ import (
 // networkChanges sorts the document paths whose planned value differs from
 // the state by how libvirt can apply them.
 type networkChanges struct {
-	replace []string // name, uuid: libvirt cannot rename a network or change its UUID (Spec.ReplaceOnChange)
 	live    []string // DHCP host reservations and DNS hosts: virNetworkUpdate, no restart
 	restart []string // everything else: redefine, then destroy + start
 }
@@ -44,7 +43,7 @@ func diffNetwork(state, plan map[string]tftypes.Value) networkChanges {
 	for _, p := range paths {
 		switch {
 		case p == "name" || p == "uuid":
-			c.replace = append(c.replace, p)
+			// a replacement (Spec.ReplaceOnChange), neither live nor a restart
 		case liveNetworkPath.MatchString(p):
 			c.live = append(c.live, p)
 		default:

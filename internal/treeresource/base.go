@@ -78,6 +78,9 @@ type Base[T any] struct {
 	spec   Spec[T]
 	hooks  Hooks[T]
 	client *libvirtconn.Client
+	// defaults are the schema defaults of the own attributes, computed once:
+	// every Read falls back on them
+	defaults map[string]tftypes.Value
 }
 
 // The methods Base gives a resource; the resource adds Create, Update,
@@ -96,7 +99,13 @@ var _ baseMethods = (*Base[struct{}])(nil)
 
 // NewBase returns the base of a resource with these hooks.
 func NewBase[T any](spec Spec[T], hooks Hooks[T]) Base[T] {
-	return Base[T]{spec: spec, hooks: hooks}
+	defaults := map[string]tftypes.Value{}
+	for name, a := range spec.Own {
+		if d, ok, _ := defaultValue(context.Background(), a); ok {
+			defaults[name] = d
+		}
+	}
+	return Base[T]{spec: spec, hooks: hooks, defaults: defaults}
 }
 
 // Client is the configured connection (nil before Configure or while the
@@ -195,7 +204,7 @@ func (b *Base[T]) State(t tftypes.Type, prior map[string]tftypes.Value, f *Fetch
 func (b *Base[T]) ownState(t tftypes.Type, prior, reported map[string]tftypes.Value) map[string]tftypes.Value {
 	types := t.(tftypes.Object).AttributeTypes
 	out := make(map[string]tftypes.Value, len(b.spec.Own))
-	for name, a := range b.spec.Own {
+	for name := range b.spec.Own {
 		if v, ok := reported[name]; ok {
 			out[name] = v
 			continue
@@ -204,7 +213,7 @@ func (b *Base[T]) ownState(t tftypes.Type, prior, reported map[string]tftypes.Va
 			out[name] = v
 			continue
 		}
-		if d, ok, _ := defaultValue(context.Background(), a); ok {
+		if d, ok := b.defaults[name]; ok {
 			out[name] = d
 			continue
 		}

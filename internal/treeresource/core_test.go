@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
@@ -66,7 +65,7 @@ func newFakeServers(t *testing.T) *fakeServers {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hasErr(sch.Diagnostics) {
+	if HasError(sch.Diagnostics) {
 		t.Fatalf("schema: %v %s", sch.Diagnostics[0].Summary, sch.Diagnostics[0].Detail)
 	}
 	fs.typ = sch.ResourceSchemas["libvirt_fake"].ValueType().(tftypes.Object)
@@ -76,20 +75,11 @@ func newFakeServers(t *testing.T) *fakeServers {
 	cfg, _ := tfprotov6.NewDynamicValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{}}, tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{}}, map[string]tftypes.Value{}))
 	for _, srv := range []tfprotov6.ProviderServer{fs.framework, fs.ours} {
 		resp, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &cfg})
-		if err != nil || hasErr(resp.Diagnostics) {
+		if err != nil || HasError(resp.Diagnostics) {
 			t.Fatalf("configure: %v %v", err, resp.Diagnostics)
 		}
 	}
 	return fs
-}
-
-func hasErr(ds []*tfprotov6.Diagnostic) bool {
-	for _, d := range ds {
-		if d.Severity == tfprotov6.DiagnosticSeverityError {
-			return true
-		}
-	}
-	return false
 }
 
 func (fs *fakeServers) value(attrs map[string]tftypes.Value) tftypes.Value {
@@ -114,19 +104,6 @@ func (fs *fakeServers) dv(t *testing.T, v tftypes.Value) *tfprotov6.DynamicValue
 }
 
 func (fs *fakeServers) attrType(name string) tftypes.Type { return fs.typ.AttributeTypes[name] }
-
-func diagText(ds []*tfprotov6.Diagnostic) []string {
-	var out []string
-	for _, d := range ds {
-		p := ""
-		if d.Attribute != nil {
-			p = d.Attribute.String()
-		}
-		out = append(out, fmt.Sprintf("%v|%s|%s|%s", d.Severity, d.Summary, d.Detail, p))
-	}
-	sort.Strings(out)
-	return out
-}
 
 func s(v string) tftypes.Value { return tftypes.NewValue(tftypes.String, v) }
 
@@ -191,7 +168,7 @@ func TestFakeValidateMatchesFramework(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			od, fd := diagText(o.Diagnostics), diagText(f.Diagnostics)
+			od, fd := DiagStrings(o.Diagnostics), DiagStrings(f.Diagnostics)
 			if strings.Join(od, "\n") != strings.Join(fd, "\n") {
 				t.Fatalf("diagnostics differ\nours:      %q\nframework: %q", od, fd)
 			}
@@ -275,8 +252,8 @@ func TestFakePlanMatchesFramework(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			od, fd := diagText(o.Diagnostics), diagText(f.Diagnostics)
-			if strings.Join(od, "\n") != strings.Join(fd, "\n") || hasErr(o.Diagnostics) {
+			od, fd := DiagStrings(o.Diagnostics), DiagStrings(f.Diagnostics)
+			if strings.Join(od, "\n") != strings.Join(fd, "\n") || HasError(o.Diagnostics) {
 				t.Fatalf("diagnostics\nours:      %q\nframework: %q", od, fd)
 			}
 			if c.wantWarning != "" && !strings.Contains(strings.Join(od, " "), c.wantWarning) {
@@ -379,7 +356,7 @@ func TestFakeReadMatchesFramework(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			od, fd := diagText(o.Diagnostics), diagText(f.Diagnostics)
+			od, fd := DiagStrings(o.Diagnostics), DiagStrings(f.Diagnostics)
 			if strings.Join(od, "\n") != strings.Join(fd, "\n") {
 				t.Fatalf("diagnostics\nours:      %q\nframework: %q", od, fd)
 			}
@@ -415,10 +392,10 @@ func TestFakeUpgrade(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if od, fd := diagText(o.Diagnostics), diagText(f.Diagnostics); strings.Join(od, "\n") != strings.Join(fd, "\n") {
+		if od, fd := DiagStrings(o.Diagnostics), DiagStrings(f.Diagnostics); strings.Join(od, "\n") != strings.Join(fd, "\n") {
 			t.Fatalf("%s: diagnostics\nours:      %q\nframework: %q", js, od, fd)
 		}
-		if hasErr(o.Diagnostics) {
+		if HasError(o.Diagnostics) {
 			continue
 		}
 		ov, _ := o.UpgradedState.Unmarshal(fs.typ)

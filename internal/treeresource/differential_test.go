@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/provider"
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
@@ -101,20 +102,6 @@ func boolean(b bool) tftypes.Value {
 }
 func num(n int64) tftypes.Value { return tftypes.NewValue(tftypes.Number, n) }
 
-// diagStrings renders diagnostics in a comparable, order-free form.
-func diagStrings(ds []*tfprotov6.Diagnostic) []string {
-	var out []string
-	for _, d := range ds {
-		p := ""
-		if d.Attribute != nil {
-			p = d.Attribute.String()
-		}
-		out = append(out, fmt.Sprintf("%v|%s|%s|%s", d.Severity, d.Summary, d.Detail, p))
-	}
-	sort.Strings(out)
-	return out
-}
-
 func pathStrings(ps []*tftypes.AttributePath) []string {
 	var out []string
 	for _, p := range ps {
@@ -122,15 +109,6 @@ func pathStrings(ps []*tftypes.AttributePath) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func hasError(ds []*tfprotov6.Diagnostic) bool {
-	for _, d := range ds {
-		if d.Severity == tfprotov6.DiagnosticSeverityError {
-			return true
-		}
-	}
-	return false
 }
 
 // outsideTree returns the attributes of a planned value that are not in
@@ -206,14 +184,14 @@ func TestDifferentialValidate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, f := diagStrings(ours.Diagnostics), diagStrings(fw.Diagnostics)
+			o, f := treeresource.DiagStrings(ours.Diagnostics), treeresource.DiagStrings(fw.Diagnostics)
 			if !sameStrings(o, f) {
 				t.Errorf("diagnostics differ\nours:      %q\nframework: %q", o, f)
 			}
-			if c.wantError != "" && (!hasError(ours.Diagnostics) || !strings.Contains(strings.Join(o, " "), c.wantError)) {
+			if c.wantError != "" && (!treeresource.HasError(ours.Diagnostics) || !strings.Contains(strings.Join(o, " "), c.wantError)) {
 				t.Errorf("want an error naming %q, got %q", c.wantError, o)
 			}
-			if c.wantError == "" && hasError(ours.Diagnostics) {
+			if c.wantError == "" && treeresource.HasError(ours.Diagnostics) {
 				t.Errorf("valid configuration refused: %q", o)
 			}
 		})
@@ -319,17 +297,17 @@ func TestDifferentialPlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, f := diagStrings(ours.Diagnostics), diagStrings(fw.Diagnostics)
+			o, f := treeresource.DiagStrings(ours.Diagnostics), treeresource.DiagStrings(fw.Diagnostics)
 			if !sameStrings(o, f) {
 				t.Fatalf("diagnostics differ\nours:      %q\nframework: %q", o, f)
 			}
 			if c.wantErrorMatch != "" {
-				if !hasError(ours.Diagnostics) || !strings.Contains(strings.Join(o, " "), c.wantErrorMatch) {
+				if !treeresource.HasError(ours.Diagnostics) || !strings.Contains(strings.Join(o, " "), c.wantErrorMatch) {
 					t.Fatalf("want an error matching %q, got %q", c.wantErrorMatch, o)
 				}
 				return
 			}
-			if hasError(ours.Diagnostics) {
+			if treeresource.HasError(ours.Diagnostics) {
 				t.Fatalf("unexpected errors: %q", o)
 			}
 			op, fp := outsideTree(t, c.typeName, typ, ours.PlannedState), outsideTree(t, c.typeName, typ, fw.PlannedState)
@@ -375,7 +353,7 @@ func TestDifferentialUpgrade(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if o, f := diagStrings(ours.Diagnostics), diagStrings(fw.Diagnostics); !sameStrings(o, f) || hasError(ours.Diagnostics) {
+				if o, f := treeresource.DiagStrings(ours.Diagnostics), treeresource.DiagStrings(fw.Diagnostics); !sameStrings(o, f) || treeresource.HasError(ours.Diagnostics) {
 					t.Fatalf("diagnostics: ours %q, framework %q", o, f)
 				}
 				typ := s.types[name]

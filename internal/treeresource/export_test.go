@@ -1,0 +1,35 @@
+package treeresource
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+)
+
+// Test helpers shared by the package's own tests and the differential test
+// (package treeresource_test).
+
+// HasError reports whether diagnostics hold an error.
+func HasError(ds []*tfprotov6.Diagnostic) bool {
+	for _, d := range ds {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// DiagStrings renders diagnostics in a comparable, order-free form.
+func DiagStrings(ds []*tfprotov6.Diagnostic) []string {
+	var out []string
+	for _, d := range ds {
+		p := ""
+		if d.Attribute != nil {
+			p = d.Attribute.String()
+		}
+		out = append(out, fmt.Sprintf("%v|%s|%s|%s", d.Severity, d.Summary, d.Detail, p))
+	}
+	sort.Strings(out)
+	return out
+}
