@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"reflect"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
@@ -54,6 +56,9 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	running, _ := treeresource.Bool(state, attrRunning)
 	stayRunning, _ := treeresource.Bool(plan, attrRunning)
 	if !running || !stayRunning {
+		if !running && !stayRunning {
+			keepConsoleURLs(resp, plan, state) // stopped before and after: none
+		}
 		return
 	}
 	var diags diag.Diagnostics
@@ -68,10 +73,14 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			fmt.Sprintf("libvirt renames only stopped domains: %q will be shut down, renamed to %q and started again.", oldDoc.Name, name))
 	}
 	d := planLiveDelta(oldDoc, newDoc)
+	restart, _ := treeresource.Bool(plan, attrRestartOnChange)
+	if oldDoc.Name == newDoc.Name && (!d.restartForOthers || !restart) && sameGraphics(oldDoc, newDoc) {
+		// no restart and the same consoles: the live ports stay
+		keepConsoleURLs(resp, plan, state)
+	}
 	if !d.restartForOthers {
 		return
 	}
-	restart, _ := treeresource.Bool(plan, attrRestartOnChange)
 	if restart {
 		resp.Diagnostics.AddWarning("The domain will be restarted",
 			fmt.Sprintf("Domain %q is running and this change only takes effect at its next boot; restart_on_change = true, so apply shuts it down gracefully and starts it again.", name))
@@ -109,4 +118,26 @@ func changed(a, b tftypes.Value) bool {
 		return false
 	}
 	return !a.Equal(b)
+}
+
+// keepConsoleURLs plans the console URLs the state has: the update neither
+// starts, stops nor restarts the domain, nor changes its graphics, so the
+// live ports (autoport) stay what they are.
+func keepConsoleURLs(resp *resource.ModifyPlanResponse, plan, state map[string]tftypes.Value) {
+	if v, ok := state[attrConsoleURLs]; ok && v.IsKnown() && !v.IsNull() {
+		plan[attrConsoleURLs] = v
+		treeresource.SetPlan(resp, plan)
+	}
+}
+
+// sameGraphics reports whether two definitions have the same graphical consoles.
+func sameGraphics(a, b *libvirtxml.Domain) bool {
+	var ga, gb []libvirtxml.DomainGraphic
+	if a.Devices != nil {
+		ga = a.Devices.Graphics
+	}
+	if b.Devices != nil {
+		gb = b.Devices.Graphics
+	}
+	return reflect.DeepEqual(ga, gb)
 }

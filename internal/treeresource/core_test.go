@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -280,11 +281,19 @@ func TestFakePlanMatchesFramework(t *testing.T) {
 			if ov.IsNull() != fv.IsNull() {
 				t.Errorf("null: ours %v, framework %v", ov.IsNull(), fv.IsNull())
 			}
+			// outside the tree, replacement paths agree with the framework;
+			// inside it the framework replaces wherever it planned a computed
+			// null unknown, which the core does not do
 			var or, fr []string
 			for _, p := range o.RequiresReplace {
 				or = append(or, p.String())
 			}
 			for _, p := range f.RequiresReplace {
+				if name, ok := p.Steps()[0].(tftypes.AttributeName); ok {
+					if _, inTree := docTypes[string(name)]; inTree && !slices.Contains(c.wantReplace, string(name)) {
+						continue
+					}
+				}
 				fr = append(fr, p.String())
 			}
 			var want []string
@@ -294,8 +303,12 @@ func TestFakePlanMatchesFramework(t *testing.T) {
 			if fmt.Sprint(or) != fmt.Sprint(fr) || fmt.Sprint(or) != fmt.Sprint(want) {
 				t.Errorf("replace: ours %v, framework %v, want %v", or, fr, want)
 			}
-			if string(o.PlannedPrivate) != string(f.PlannedPrivate) {
-				t.Errorf("private: ours %s, framework %s", o.PlannedPrivate, f.PlannedPrivate)
+			op, had := WithoutShape(o.PlannedPrivate)
+			if had == c.destroy {
+				t.Errorf("shape recorded: %v, want %v", had, !c.destroy)
+			}
+			if string(op) != string(f.PlannedPrivate) {
+				t.Errorf("private: ours %s, framework %s", op, f.PlannedPrivate)
 			}
 			if !c.destroy && !strings.Contains(string(o.PlannedPrivate), `"planned"`) {
 				t.Errorf("ModifyPlan's private key lost: %s", o.PlannedPrivate)

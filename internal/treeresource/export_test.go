@@ -33,3 +33,16 @@ func DiagStrings(ds []*tfprotov6.Diagnostic) []string {
 	sort.Strings(out)
 	return out
 }
+
+// WithoutShape returns private-state bytes without the core's shape record
+// (the framework's server has none) and whether it was there.
+func WithoutShape(b []byte) ([]byte, bool) {
+	ps, err := decodePrivate(b)
+	if err != nil {
+		return b, false
+	}
+	_, had := ps.provider[shapeKey]
+	delete(ps.provider, shapeKey)
+	out, _ := ps.encode()
+	return out, had
+}

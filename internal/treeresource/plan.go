@@ -64,11 +64,27 @@ func (t *treeType) plan(ctx context.Context, providerData any, req *tfprotov6.Pl
 				pa[o.name] = o.def
 			}
 		}
-		if prior.IsNull() || !sameAttrs(pa, sa) {
-			docTypes := t.doc.AttributeTypes()
+		docTypes := t.doc.AttributeTypes()
+		changing := prior.IsNull()
+		if !changing {
+			// an existing resource: the tree from the configuration, the
+			// prior state and the recorded shape; a second pass only when
+			// something changes (computed values may then become unknown)
+			docConfig, docPrior, shape := DocValues(docTypes, ca), DocValues(docTypes, sa), recordedShape(ps)
+			for name, v := range t.doc.PlanUpdate(docConfig, docPrior, shape, false) {
+				pa[name] = v
+			}
+			if changing = !sameAttrs(pa, sa); changing {
+				for name, v := range t.doc.PlanUpdate(docConfig, docPrior, shape, true) {
+					pa[name] = v
+				}
+			}
+		} else {
 			for name, v := range t.doc.PlanComputed(DocValues(docTypes, pa), DocValues(docTypes, ca)) {
 				pa[name] = v
 			}
+		}
+		if changing {
 			for _, o := range t.own {
 				if o.attr.IsComputed() && !o.hasDef && isNull(ca[o.name]) {
 					pa[o.name] = tftypes.NewValue(o.typ, tftypes.UnknownValue)
@@ -101,6 +117,11 @@ func (t *treeType) plan(ctx context.Context, providerData any, req *tfprotov6.Pl
 	}
 	resp.PlannedState = &planned
 	ps.provider = providerDataKeys(carrier.Private)
+	if !proposed.IsNull() {
+		if err := recordShape(ps, t.doc.ShapeOf(DocValues(t.doc.AttributeTypes(), attrsView(config)))); err != nil {
+			return nil, err
+		}
+	}
 	if resp.PlannedPrivate, err = ps.encode(); err != nil {
 		return nil, err
 	}

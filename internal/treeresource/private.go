@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
 // Private state, in the framework's format: a JSON object of base64 byte
@@ -105,3 +107,33 @@ var (
 	_ = resource.ModifyPlanRequest{}.Private
 	_ = resource.ReadRequest{}.Private
 )
+
+// shapeKey is the private-state key under which the core records the shape
+// of the configuration (xmlschema.Shape) that the last applied plan had:
+// which document attributes the user manages. Every plan writes it; it
+// reaches the state when the plan is applied.
+const shapeKey = "tree_shape"
+
+// recordedShape is the recorded shape, or nil (nothing recorded: the state
+// was imported, moved from another provider or written by an older
+// version, and the configuration is taken as the user's shape).
+func recordedShape(ps privateState) *xmlschema.Shape {
+	b, ok := ps.provider[shapeKey]
+	if !ok {
+		return nil
+	}
+	s := new(xmlschema.Shape)
+	if err := json.Unmarshal(b, s); err != nil {
+		return nil // unreadable: the safe reading is "nothing recorded"
+	}
+	return s
+}
+
+func recordShape(ps privateState, s *xmlschema.Shape) error {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	ps.provider[shapeKey] = b
+	return nil
+}

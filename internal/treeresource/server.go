@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
 // Document is what the protocol layer needs from an engine model
@@ -17,6 +19,8 @@ import (
 type Document interface {
 	AttributeTypes() map[string]tftypes.Type
 	PlanComputed(planned, config map[string]tftypes.Value) map[string]tftypes.Value
+	PlanUpdate(config, prior map[string]tftypes.Value, shape *xmlschema.Shape, changing bool) map[string]tftypes.Value
+	ShapeOf(config map[string]tftypes.Value) *xmlschema.Shape
 	Validate(vals map[string]tftypes.Value) error
 }
 

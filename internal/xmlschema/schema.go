@@ -63,7 +63,10 @@ func (n *node) description() string {
 
 func (n *node) attribute() schema.Attribute {
 	desc := n.description()
-	optional, computed := !n.required, n.computed
+	// Optional and Computed: the planner keeps what libvirt (or anyone else)
+	// holds where the configuration is silent (PlanUpdate), which tofu
+	// allows only for computed attributes.
+	optional, computed := !n.required, !n.required
 	switch n.kind {
 	case kindString:
 		return schema.StringAttribute{Required: n.required, Optional: optional, Computed: computed, Sensitive: n.sensitive, Description: desc}
