@@ -1,6 +1,6 @@
 # XML-tree schema engine: contract, state round trip, fuzz seeds, figures.
 
-.PHONY: test-engine bench-engine fuzz-engine
+.PHONY: test-engine bench-engine fuzz-engine words
 
 test-engine: ## Engine tests: corpus round trip, state round trip (msgpack/JSON), fuzz seeds, schema contract
 	go test ./internal/xmlschema -count=1 -v -run 'TestCorpus|TestLargeDomainRoundTrip|FuzzDomainRoundTrip'
@@ -13,3 +13,6 @@ bench-engine: ## Print engine figures: model build, large-domain conversion both
 FUZZTIME ?= 60s
 fuzz-engine: ## Fuzz XML -> value -> XML of domains for FUZZTIME (default 60s)
 	go test ./internal/xmlschema -run '^$$' -fuzz FuzzDomainRoundTrip -fuzztime $(FUZZTIME) -parallel 1
+
+words: ## Regenerate internal/xmlschema/words_gen.go (yes/no and on/off attributes) from libvirt's RelaxNG schemas in /usr/share/libvirt/schemas
+	go run ./tools/rngwords

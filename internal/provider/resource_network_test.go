@@ -778,3 +778,37 @@ resource "libvirt_network" "test" {
 		},
 	})
 }
+
+// TestAccNetwork_trueFalseWords writes true and false for attributes that
+// libvirt's grammar allows only "yes"/"no" for: libvirt receives the words,
+// state keeps what the configuration says, and the plan after apply is empty.
+func TestAccNetwork_trueFalseWords(t *testing.T) {
+	name := "tfacc-net-words"
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccNetworkPreCheck(t, name) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             testAccCheckNetworkGone(name),
+		Steps: []resource.TestStep{{
+			Config: testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_network" "test" {
+  name = %q
+  ipv6 = true
+  dns  = { enable = false }
+  ips  = [{ address = "10.213.9.1", prefix = 24, local_ptr = true }]
+}
+`, name),
+			Check: resource.ComposeTestCheckFunc(
+				testCheckVirsh(regexp.MustCompile(`<network ipv6='yes'`), "net-dumpxml", name),
+				testCheckVirsh(regexp.MustCompile(`<dns enable='no'`), "net-dumpxml", name),
+				testCheckVirsh(regexp.MustCompile(`localPtr='yes'`), "net-dumpxml", name),
+			),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("ipv6"), knownvalue.StringExact("true")),
+				statecheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("dns").AtMapKey("enable"), knownvalue.StringExact("false")),
+			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		}},
+	})
+}

@@ -19,6 +19,15 @@ func TestUnitTree_validation(t *testing.T) {
   devices = {
     disks = [{ type = "floppy-tape", target = { dev = "vda" } }]
   }`), `(?s)devices\.disks\[0\]\.type: unsupported value "floppy-tape"; allowed:.*file`},
+		"domain: a word libvirt's grammar does not allow": {testDomainWith(`
+  devices = {
+    mem_balloon = { model = "virtio", auto_deflate = "yes" }
+  }`), `(?s)devices\.mem_balloon\.auto_deflate: must be "on" or "off" \(true and false are\s+read as "on" and "off"\), got "yes"`},
+		"network: a yes/no attribute": {`
+resource "libvirt_network" "x" {
+  name = "n"
+  ips  = [{ address = "10.0.0.1", prefix = 24, local_ptr = "on" }]
+}`, `(?s)ips\[0\]\.local_ptr: must be "yes" or "no"`},
 		"domain: negative vcpu": {testDomainWith(`
   vcpu = -1`), `(?s)vcpu: must be between 0 and`},
 		"volume: timeouts.create is not a duration": {`

@@ -172,6 +172,8 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 			n := &node{name: name, legacy: legacy, xmlPath: desc, kind: k, steps: []step{st}, goType: f.Type, omitEmpty: tag.omitEmpty || f.Type.Kind() == reflect.String}
 			if tag.attr && yesNoAttributes[tag.name] && f.Type.Kind() == reflect.String {
 				n.kind, n.yesNo = kindBool, true
+			} else if tag.attr && k == kindString {
+				n.words = grammarWords[b.policy.Root][lastElement(xmlPath)+"@"+tag.name]
 			}
 			add(n)
 			continue

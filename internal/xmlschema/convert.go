@@ -199,6 +199,14 @@ func (n *node) fromValue(parent reflect.Value, val tftypes.Value, p *pathStack) 
 		if err := val.As(&s); err != nil {
 			return p.errorf("%v", err)
 		}
+		if n.words != "" {
+			w, ok := n.word(s)
+			if !ok {
+				yes, no, _ := strings.Cut(n.words, "/")
+				return p.errorf("must be %q or %q (true and false are read as %q and %q), got %q", yes, no, yes, no, s)
+			}
+			s = w
+		}
 		n.ensure(parent).SetString(s)
 	case kindInt:
 		var f big.Float
@@ -391,4 +399,32 @@ func (p *pathStack) pushIndex(i int)  { p.steps = append(p.steps, i) }
 func (p *pathStack) pop()             { p.steps = p.steps[:len(p.steps)-1] }
 func (p *pathStack) errorf(format string, args ...any) error {
 	return &PathError{Steps: append([]any(nil), p.steps...), Msg: fmt.Sprintf(format, args...)}
+}
+
+// word returns the word libvirt takes for s on an attribute with words:
+// the word itself, or true/false as the first/second word.
+func (n *node) word(s string) (string, bool) {
+	yes, no, _ := strings.Cut(n.words, "/")
+	switch s {
+	case yes, "true":
+		return yes, true
+	case no, "false":
+		return no, true
+	}
+	return "", false
+}
+
+// sameWord reports whether two values of an attribute with words mean the
+// same ("true" and "yes").
+func (n *node) sameWord(a, b tftypes.Value) bool {
+	if n.words == "" {
+		return false
+	}
+	var x, y string
+	if a.As(&x) != nil || b.As(&y) != nil {
+		return false
+	}
+	wx, ok1 := n.word(x)
+	wy, ok2 := n.word(y)
+	return ok1 && ok2 && wx == wy
 }

@@ -38,6 +38,9 @@ type node struct {
 
 	omitEmpty bool // a zero leaf is absent from the XML, so zero <-> null
 	yesNo     bool // kindBool: a string attribute holding "yes" or "no"
+	// words: a string attribute libvirt's grammar allows only "yes/no" or
+	// "on/off" for (words_gen.go); true and false are read as the two words
+	words string
 
 	// legacy is the attribute's name in schema version 0 (UpgradeJSON);
 	// legacyIn names the object that held it there, for the fields of an

@@ -81,7 +81,7 @@ func (n *node) planUpdate(config, prior tftypes.Value, managed bool, shape *Shap
 	}
 	switch n.kind {
 	case kindString, kindInt:
-		if leafEqual(config, prior) || n.sameMachine(config, prior) {
+		if leafEqual(config, prior) || n.sameMachine(config, prior) || n.sameWord(config, prior) {
 			return prior
 		}
 		return config

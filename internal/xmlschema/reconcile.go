@@ -89,7 +89,7 @@ func (n *node) reconcile(prior, live tftypes.Value) tftypes.Value {
 	case kindBool:
 		return live
 	case kindString, kindInt:
-		if leafEqual(prior, live) || n.sameMachine(prior, live) {
+		if leafEqual(prior, live) || n.sameMachine(prior, live) || n.sameWord(prior, live) {
 			return prior
 		}
 		return live
@@ -234,7 +234,7 @@ func (n *node) attrsAgree(pa, la map[string]tftypes.Value) bool {
 				return false
 			}
 		case kindString, kindInt:
-			if !leafEqual(p, l) && c.unit == nil {
+			if !leafEqual(p, l) && !c.sameWord(p, l) && c.unit == nil {
 				return false
 			}
 		case kindStringList:

@@ -1,6 +1,7 @@
 package xmlschema
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 
@@ -50,6 +51,9 @@ func (n *node) description() string {
 		}
 	}
 	switch {
+	case n.words != "":
+		yes, no, _ := strings.Cut(n.words, "/")
+		d += fmt.Sprintf(" `%s` or `%s` (`true`/`false` accepted).", yes, no)
 	case n.kind == kindBool && n.yesNo:
 		d += " `true` writes \"yes\", `false` writes \"no\"."
 	case n.kind == kindBool:
