@@ -200,6 +200,15 @@ func startDomain(l *libvirt.Libvirt, dom libvirt.Domain, opts domainOptions) err
 	if opts.forceBoot {
 		flags |= uint32(libvirt.DomainStartForceBoot)
 	}
+	if opts.bypassCache {
+		flags |= uint32(libvirt.DomainStartBypassCache)
+	}
+	if opts.resetNVRAM {
+		flags |= uint32(libvirt.DomainStartResetNvram)
+	}
+	if opts.validate {
+		flags |= uint32(libvirt.DomainStartValidate)
+	}
 	if _, err := l.DomainCreateWithFlags(dom, flags); err != nil {
 		return fmt.Errorf("starting domain: %w", err)
 	}
@@ -208,7 +217,7 @@ func startDomain(l *libvirt.Libvirt, dom libvirt.Domain, opts domainOptions) err
 
 // stopDomain asks the guest to shut down (ACPI) and forces it off when it
 // has not stopped within timeout. A stopped domain is left alone.
-func stopDomain(ctx context.Context, l *libvirt.Libvirt, dom libvirt.Domain, timeout time.Duration) error {
+func stopDomain(ctx context.Context, l *libvirt.Libvirt, dom libvirt.Domain, timeout time.Duration, graceful bool) error {
 	state, _, err := l.DomainGetState(dom, 0)
 	if err != nil {
 		return err
@@ -235,7 +244,11 @@ func stopDomain(ctx context.Context, l *libvirt.Libvirt, dom libvirt.Domain, tim
 			}
 		}
 	}
-	if err := l.DomainDestroy(dom); err != nil {
+	var destroyFlags libvirt.DomainDestroyFlagsValues
+	if graceful {
+		destroyFlags = libvirt.DomainDestroyGraceful
+	}
+	if err := l.DomainDestroyFlags(dom, destroyFlags); err != nil {
 		var le libvirt.Error
 		if errors.As(err, &le) && libvirt.ErrorNumber(le.Code) == libvirt.ErrOperationInvalid {
 			return nil // stopped meanwhile

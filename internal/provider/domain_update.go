@@ -37,7 +37,7 @@ func (r *domainResource) update(ctx context.Context, dom libvirt.Domain, oldDoc,
 		if oldDoc.Name != newDoc.Name {
 			// libvirt renames only stopped domains
 			if active {
-				if err := stopDomain(ctx, l, dom, opts.shutdownTimeout); err != nil {
+				if err := stopDomain(ctx, l, dom, opts.updateShutdown, opts.graceful); err != nil {
 					return err
 				}
 				active = false
@@ -59,7 +59,7 @@ func (r *domainResource) update(ctx context.Context, dom libvirt.Domain, oldDoc,
 				return err
 			}
 			if restart && opts.restartOnChange {
-				if err := stopDomain(ctx, l, dom, opts.shutdownTimeout); err != nil {
+				if err := stopDomain(ctx, l, dom, opts.updateShutdown, opts.graceful); err != nil {
 					return err
 				}
 				active = false
@@ -71,7 +71,7 @@ func (r *domainResource) update(ctx context.Context, dom libvirt.Domain, oldDoc,
 				return err
 			}
 		case !opts.running && active:
-			if err := stopDomain(ctx, l, dom, opts.shutdownTimeout); err != nil {
+			if err := stopDomain(ctx, l, dom, opts.updateShutdown, opts.graceful); err != nil {
 				return err
 			}
 		}

@@ -23,9 +23,10 @@ import (
 )
 
 var (
-	_ resource.ResourceWithImportState = (*domainResource)(nil)
-	_ resource.ResourceWithConfigure   = (*domainResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*domainResource)(nil)
+	_ resource.ResourceWithImportState    = (*domainResource)(nil)
+	_ resource.ResourceWithConfigure      = (*domainResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*domainResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*domainResource)(nil)
 )
 
 // NewDomainResource returns the libvirt_domain resource.
@@ -54,6 +55,14 @@ const (
 const defaultShutdownTimeout = "60s"
 
 func domainSpec() treeresource.Spec[libvirtxml.Domain] {
+	spec := domainOwnSpec()
+	for name, a := range compatAttributes() {
+		spec.Own[name] = a
+	}
+	return spec
+}
+
+func domainOwnSpec() treeresource.Spec[libvirtxml.Domain] {
 	return treeresource.Spec[libvirtxml.Domain]{
 		Name:  "domain",
 		Model: xmlschema.Domain(),
@@ -110,7 +119,12 @@ func domainSpec() treeresource.Spec[libvirtxml.Domain] {
 // domainOptions are the own attributes that steer operations.
 type domainOptions struct {
 	running, autostart, paused, forceBoot, restartOnChange bool
+	bypassCache, resetNVRAM, validate                      bool // create.* start flags
+	graceful                                               bool // destroy.graceful
 	shutdownTimeout                                        time.Duration
+	// destroyShutdown and updateShutdown are shutdown_timeout, or
+	// destroy.shutdown.timeout and update.shutdown.timeout when set
+	destroyShutdown, updateShutdown time.Duration
 }
 
 func readDomainOptions(attrs map[string]tftypes.Value) (domainOptions, error) {
@@ -128,6 +142,7 @@ func readDomainOptions(attrs map[string]tftypes.Value) (domainOptions, error) {
 		}
 		o.shutdownTimeout = d
 	}
+	o.applyCompat(attrs)
 	return o, nil
 }
 
@@ -156,6 +171,12 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	resp.State.Raw = state
+	if opts.running {
+		// the domain exists and is in state: a failed wait taints it, nothing is orphaned
+		if err := r.waitForIPs(ctx, dom, ipWaits(plan)); err != nil {
+			resp.Diagnostics.AddError("wait_for_ip", err.Error())
+		}
+	}
 }
 
 // FixUp restores what libvirt drops from the user's document (keepVCPUCurrent).
@@ -207,6 +228,12 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 	resp.State.Raw = newState
+	if wasRunning, _ := treeresource.Bool(state, attrRunning); opts.running && !wasRunning {
+		dom.Name = newDoc.Name
+		if err := r.waitForIPs(ctx, dom, ipWaits(plan)); err != nil {
+			resp.Diagnostics.AddError("wait_for_ip", err.Error())
+		}
+	}
 }
 
 func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -222,7 +249,7 @@ func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 	opts, _ := readDomainOptions(state)
 	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		if err := stopDomain(ctx, l, dom, opts.shutdownTimeout); err != nil {
+		if err := stopDomain(ctx, l, dom, opts.destroyShutdown, opts.graceful); err != nil {
 			return err
 		}
 		return undefineDomain(l, dom)

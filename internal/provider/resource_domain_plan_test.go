@@ -30,6 +30,9 @@ func planDomainValue(t *testing.T, doc *libvirtxml.Domain, running, restartOnCha
 		attrRestartOnChange: treeresource.BoolValue(restartOnChange),
 		attrConsoleURLs:     tftypes.NewValue(tftypes.List{ElementType: tftypes.String}, []tftypes.Value{}),
 	}
+	for _, name := range []string{attrCreate, attrDestroy, attrUpdate} {
+		own[name] = tftypes.NewValue(typ.(tftypes.Object).AttributeTypes[name], nil)
+	}
 	return treeresource.BuildObject(typ, xmlschema.Domain().ToValues(doc), own)
 }
 

@@ -21,21 +21,23 @@ import (
 )
 
 var (
-	_ resource.ResourceWithImportState = (*poolResource)(nil)
-	_ resource.ResourceWithConfigure   = (*poolResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*poolResource)(nil)
+	_ resource.ResourceWithImportState    = (*poolResource)(nil)
+	_ resource.ResourceWithConfigure      = (*poolResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*poolResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*poolResource)(nil)
 )
 
 // NewPoolResource returns the libvirt_pool resource.
 func NewPoolResource() resource.Resource {
 	r := &poolResource{}
-	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.StoragePool]{
+	spec := treeresource.Spec[libvirtxml.StoragePool]{
 		Name:  "pool",
 		Model: xmlschema.StoragePool(),
 		Description: "A libvirt storage pool. The attributes mirror the libvirt storage pool XML " +
 			"(https://libvirt.org/formatstorage.html) one to one; `name` and `type` are required. " +
 			"The pool is defined, built when its type needs it (`dir`, `fs` and `netfs` create their target directory; " +
-			"other types such as `logical` are passed to libvirt unchanged and never formatted) and started. " +
+			"other types such as `logical` are passed to libvirt unchanged and never formatted) and started; `create` and `destroy` " +
+			"(dmacvicar/libvirt 0.9.x's shape) can change these steps. " +
 			"Only `autostart` and `delete_volumes` change in place: any change to the pool document replaces the pool. " +
 			"Deleting a pool that still holds volumes fails unless `delete_volumes` is true. " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
@@ -62,7 +64,11 @@ func NewPoolResource() resource.Resource {
 		},
 		// libvirt applies no pool change in place
 		ReplaceOnChange: []string{treeresource.AllDocument},
-	}, r)
+	}
+	for name, a := range poolCompatAttributes() {
+		spec.Own[name] = a
+	}
+	r.Base = treeresource.NewBase(spec, r)
 	return r
 }
 
@@ -73,9 +79,15 @@ type poolResource struct {
 // ModifyPlan plans a replacement for every change of the document: libvirt
 // applies no pool change in place.
 func (r *poolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if plan := r.PlanUpdate(req, &resp.RequiresReplace); plan != nil {
-		treeresource.SetPlan(resp, plan)
+	if req.Plan.Raw.IsNull() {
+		return
 	}
+	plan := r.PlanUpdate(req, &resp.RequiresReplace)
+	if plan == nil {
+		plan = treeresource.ObjectAttrs(req.Plan.Raw)
+	}
+	planCompatAutostart(treeresource.ObjectAttrs(req.Config.Raw), plan)
+	treeresource.SetPlan(resp, plan)
 }
 
 // poolBuildTypes need their target directory created before they start;
@@ -99,6 +111,7 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 		return
 	}
 	autostart, _ := treeresource.Bool(plan, "autostart")
+	steps := readPoolSteps(plan, doc.Type)
 	var pool libvirt.StoragePool
 	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		var err error
@@ -115,14 +128,16 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 			_ = l.StoragePoolUndefine(pool)
 			return fmt.Errorf("%s pool %q: %w", step, pool.Name, err)
 		}
-		if poolBuildTypes[doc.Type] {
+		if steps.build {
 			if err := l.StoragePoolBuild(pool, libvirt.StoragePoolBuildNew); err != nil {
 				return undo("building", err)
 			}
 			built = true
 		}
-		if err := l.StoragePoolCreate(pool, 0); err != nil {
-			return undo("starting", err)
+		if steps.start {
+			if err := l.StoragePoolCreate(pool, 0); err != nil {
+				return undo("starting", err)
+			}
 		}
 		if autostart {
 			if err := l.StoragePoolSetAutostart(pool, 1); err != nil {
@@ -288,7 +303,7 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 			}
 		}
 		var doc libvirtxml.StoragePool
-		if xml, err := l.StoragePoolGetXMLDesc(pool, libvirt.StorageXMLInactive); err == nil && doc.Unmarshal(xml) == nil && poolBuildTypes[doc.Type] {
+		if xml, err := l.StoragePoolGetXMLDesc(pool, libvirt.StorageXMLInactive); err == nil && doc.Unmarshal(xml) == nil && readPoolSteps(st, doc.Type).deleteStorage {
 			// remove the (now empty) target directory that building created
 			if err := l.StoragePoolDelete(pool, libvirt.StoragePoolDeleteNormal); err != nil {
 				resp.Diagnostics.AddWarning("Pool directory left in place",

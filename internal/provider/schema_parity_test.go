@@ -20,16 +20,12 @@ const dmacvicarSchema = "../../../shared/reference/dmacvicar-libvirt-0.9.7/schem
 // with its reason. docs/adr/0001-xml-tree-schema-engine.md lists them too.
 var parityExceptions = map[string]map[string]string{
 	"libvirt_domain": {
-		"id":                             "the resource id is the domain's UUID (a string); 0.9.7's id is a number",
-		"create":                         "start options are own attributes here: start_paused, start_force_boot (VIR_DOMAIN_START_*)",
-		"update":                         "shutdown before an update is restart_on_change + shutdown_timeout here",
-		"destroy":                        "graceful shutdown before delete is shutdown_timeout here (0s forces off)",
-		"devices.interfaces.wait_for_ip": "waiting for addresses is the libvirt_domain_interface_addresses data source's wait block",
-		"io_thread_i_ds":                 "named io_thread_ids: an acronym plural stays whole (IOThreadIDs)",
-		"id_map.gi_ds":                   "named gids: an acronym plural stays whole (GIDs)",
-		"id_map.ui_ds":                   "named uids: an acronym plural stays whole (UIDs)",
-		"devices.disks.mirror":           "block-job status that libvirt writes, never configuration (policy Skip)",
-		"os.nv_ram.source":               "network/block NVRAM backends are out of scope (policy Skip)",
+		"id":                   "the resource id is the domain's UUID (a string); 0.9.7's id is a number",
+		"io_thread_i_ds":       "named io_thread_ids: an acronym plural stays whole (IOThreadIDs)",
+		"id_map.gi_ds":         "named gids: an acronym plural stays whole (GIDs)",
+		"id_map.ui_ds":         "named uids: an acronym plural stays whole (UIDs)",
+		"devices.disks.mirror": "block-job status that libvirt writes, never configuration (policy Skip)",
+		"os.nv_ram.source":     "network/block NVRAM backends are out of scope (policy Skip)",
 		"devices.disks.driver.metadata_cache.max_size":                                 "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
 		"devices.disks.backing_store.format.metadata_cache.max_size":                   "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
 		"devices.disks.source.data_store.format.metadata_cache.max_size":               "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
@@ -40,10 +36,7 @@ var parityExceptions = map[string]map[string]string{
 		"dns.sr_vs": "named srvs: an acronym plural stays whole (SRVs)",
 		"dns.tx_ts": "named txts: an acronym plural stays whole (TXTs)",
 	},
-	"libvirt_pool": {
-		"create":  "a pool is always built (when its type needs it) and started; autostart is an own attribute",
-		"destroy": "deleting the pool removes the target directory that building created; volumes go only with delete_volumes",
-	},
+	"libvirt_pool": {},
 	"libvirt_volume": {
 		"physical":      "the size on disk is reported by libvirt, never configuration (policy Skip)",
 		"physical_unit": "the size on disk is reported by libvirt, never configuration (policy Skip)",

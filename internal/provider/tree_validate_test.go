@@ -28,6 +28,23 @@ resource "libvirt_network" "x" {
   name = "n"
   ips  = [{ address = "10.0.0.1", prefix = 24, local_ptr = "on" }]
 }`, `(?s)ips\[0\]\.local_ptr: must be "yes" or "no"`},
+		"domain: 0.9.x create.autodestroy": {testDomainWith(`
+  create = { autodestroy = true }`), `(?s)autodestroy is not supported`},
+		"domain: a start flag in both spellings": {testDomainWith(`
+  create       = { paused = true }
+  start_paused = true`), `(?s)Start flag set twice.*create\.paused and start_paused`},
+		"domain: wait_for_ip source": {testDomainWith(`
+  devices = {
+    interfaces = [{ source = { network = { network = "default" } }, wait_for_ip = { source = "arp" } }]
+  }`), `(?s)Invalid wait_for_ip source.*source must be "lease", "agent" or "any", got "arp"`},
+		"pool: autostart in both spellings": {`
+resource "libvirt_pool" "x" {
+  name      = "p"
+  type      = "dir"
+  target    = { path = "/tmp/p" }
+  autostart = true
+  create    = { autostart = false }
+}`, `(?s)autostart set twice`},
 		"domain: negative vcpu": {testDomainWith(`
   vcpu = -1`), `(?s)vcpu: must be between 0 and`},
 		"volume: timeouts.create is not a duration": {`

@@ -95,6 +95,9 @@ func (n *node) ensure(parent reflect.Value) reflect.Value {
 func (n *node) null() tftypes.Value { return tftypes.NewValue(n.tfType, nil) }
 
 func (n *node) toValue(parent reflect.Value) tftypes.Value {
+	if n.extra {
+		return n.null() // not in the document
+	}
 	if n.choice != nil {
 		for _, m := range n.choice.members {
 			v, ok := parent, true
@@ -181,8 +184,8 @@ func (n *node) objectAttrs(v reflect.Value) map[string]tftypes.Value {
 }
 
 func (n *node) fromValue(parent reflect.Value, val tftypes.Value, p *pathStack) error {
-	if val.IsNull() {
-		return nil
+	if val.IsNull() || n.extra {
+		return nil // extra attributes never reach libvirt
 	}
 	if !val.IsKnown() {
 		if n.computed || p.skipUnknown {

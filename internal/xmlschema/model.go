@@ -3,6 +3,7 @@ package xmlschema
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -44,6 +45,11 @@ func buildModel[T any](policy Policy) (*Model[T], error) {
 		return nil, fmt.Errorf("xmlschema: %s: %s", t.Name(), strings.Join(b.problems, "; "))
 	}
 	index(root)
+	for _, e := range policy.Extra {
+		if err := addExtra(root, e); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range policy.Computed {
 		if err := markComputed(root, p); err != nil {
 			return nil, err
@@ -192,4 +198,29 @@ func count(n *node) int {
 		c += count(ch)
 	}
 	return c
+}
+
+// addExtra adds a Policy.Extra attribute to the tree.
+func addExtra(root *node, e ExtraAttribute) error {
+	parent, err := lookup(root, e.Path)
+	if err != nil {
+		return err
+	}
+	if parent.kind != kindObject && parent.kind != kindList {
+		return fmt.Errorf("xmlschema: extra attribute %q: %q is not an object or list", e.Name, e.Path)
+	}
+	if parent.child(e.Name) != nil {
+		return fmt.Errorf("xmlschema: extra attribute %q: %q already has it", e.Name, e.Path)
+	}
+	n := &node{name: e.Name, legacy: e.Name, kind: kindObject, extra: true, desc: e.Description}
+	for name, desc := range e.Fields {
+		k := kindString
+		if slices.Contains(e.Numbers, name) {
+			k = kindInt
+		}
+		n.children = insertSorted(n.children, &node{name: name, legacy: name, kind: k, extra: true, desc: desc})
+	}
+	parent.children = insertSorted(parent.children, n)
+	index(parent)
+	return nil
 }

@@ -51,6 +51,9 @@ type node struct {
 	hasComputed      bool // this node or a descendant is computed
 	sensitive        bool
 	required         bool // a top-level attribute the document cannot be defined without
+	// extra: not XML (Policy.Extra); desc is its description
+	extra bool
+	desc  string
 
 	// unit is the sibling "<x>_unit" node of a flattened scaled value.
 	unit        *node

@@ -31,4 +31,19 @@ type Policy struct {
 	// DefaultUnit is the unit libvirt assumes for scaled values without a unit
 	// in this document ("KiB" for domains, "bytes" for storage).
 	DefaultUnit string
+	// Extra adds attributes that are not XML but tell the provider what to
+	// do at one place of the tree (dmacvicar/libvirt 0.9.x's wait_for_ip on
+	// an interface). They never reach libvirt: FromValues ignores them,
+	// Reconcile keeps the value the plan had, matching ignores them.
+	Extra []ExtraAttribute
+}
+
+// ExtraAttribute is an object attribute of strings and numbers added at
+// Path (a list or object path) under Name.
+type ExtraAttribute struct {
+	Path, Name, Description string
+	// Fields are the object's attributes: name -> description; numbers
+	// lists the ones that are numbers (the others are strings).
+	Fields  map[string]string
+	Numbers []string
 }

@@ -26,6 +26,18 @@ var DomainPolicy = Policy{
 		"devices.interfaces": {"mac.address"},
 	},
 	DefaultUnit: "KiB",
+	Extra: []ExtraAttribute{{
+		// dmacvicar/libvirt 0.9.x waits for an address at create with this; its configurations keep working
+		Path: "devices.interfaces", Name: "wait_for_ip",
+		Description: "Not XML: when the provider starts the domain (create, or `running` turning true), wait until this " +
+			"interface has an IPv4 address (dmacvicar/libvirt 0.9.x's spelling; the `libvirt_domain_interface_addresses` " +
+			"data source reads the addresses). A wait that times out fails the apply and leaves the domain tainted.",
+		Fields: map[string]string{
+			"source":  "Where to read the address: `lease` (the libvirt network's DHCP lease), `agent` (the QEMU guest agent) or `any` (the first that reports one). Default: `any`.",
+			"timeout": "Seconds to wait. Default: 300.",
+		},
+		Numbers: []string{"timeout"},
+	}},
 }
 
 // Domain returns the engine model of libvirt domains.

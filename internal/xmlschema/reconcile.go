@@ -61,6 +61,12 @@ func (n *node) reconcileAttrs(prior, live map[string]tftypes.Value) map[string]t
 }
 
 func (n *node) reconcile(prior, live tftypes.Value) tftypes.Value {
+	if n.extra {
+		if !prior.IsKnown() {
+			return n.null()
+		}
+		return prior // libvirt does not hold it: what the plan had
+	}
 	if !prior.IsKnown() {
 		// planned as unknown: whatever libvirt chose
 		if n.kind == kindObject && !live.IsNull() {
@@ -221,7 +227,7 @@ func (n *node) elemAgrees(prior, live tftypes.Value) bool {
 func (n *node) attrsAgree(pa, la map[string]tftypes.Value) bool {
 	for _, c := range n.children {
 		p := pa[c.name]
-		if p.IsNull() || !p.IsKnown() {
+		if p.IsNull() || !p.IsKnown() || c.extra {
 			continue
 		}
 		l, ok := la[c.name]

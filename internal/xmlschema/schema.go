@@ -35,6 +35,9 @@ func (m *Model[T]) Attributes() map[string]schema.Attribute {
 // of attributes and its documentation page must stay under the registry's
 // size limit.
 func (n *node) description() string {
+	if n.extra {
+		return n.desc
+	}
 	tag, marker := shortXML(n.xmlPath)
 	d := "`" + tag + "`"
 	if marker != "" {

@@ -1,0 +1,214 @@
+package provider
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/cloudinit"
+)
+
+// TestAccCompat_domainStartAndDestroyOptions runs a domain written in
+// dmacvicar/libvirt 0.9.x's shape: create = { paused = true } starts it
+// paused, and destroy = { shutdown = { timeout = 3 } } bounds the graceful
+// shutdown of the destroy to 3 seconds instead of shutdown_timeout's 60 (the
+// guest, resumed, has no OS and never answers ACPI). The destroy time is
+// printed.
+func TestAccCompat_domainStartAndDestroyOptions(t *testing.T) {
+	testAccPreCheck(t)
+	const name = "tfacc-compat-dom"
+	removeDomainLeftovers(t, name)
+	t.Cleanup(func() { removeDomainLeftovers(t, name) })
+	dir := t.TempDir()
+	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
+resource "libvirt_domain" "vm" {
+  name    = %q
+  type    = %q
+  memory  = 64
+  memory_unit = "MiB"
+  running = true
+  os      = { type = "hvm" }
+  features = { acpi = true }
+
+  create  = { paused = true, bypass_cache = false }
+  destroy = { graceful = false, shutdown = { timeout = 3 } }
+  update  = { shutdown = { timeout = 3 } }
+}
+`, name, testAccDomainType()))
+	if out, code := tofu("apply", "-input=false", "-no-color", "-auto-approve"); code != 0 {
+		t.Fatalf("apply failed (exit %d):\n%s", code, out)
+	}
+	if state := strings.TrimSpace(mustVirsh(t, "domstate", name)); state != "paused" {
+		t.Errorf("create = { paused = true }: domain state %q, want paused", state)
+	}
+	if out, code := tofu("plan", "-input=false", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Errorf("the plan after apply is not empty (exit %d):\n%s", code, out)
+	}
+	// resumed, the guest (no OS, BIOS only) runs and ignores the ACPI request
+	mustVirsh(t, "resume", name)
+	start := time.Now()
+	if out, code := tofu("destroy", "-input=false", "-no-color", "-auto-approve"); code != 0 {
+		t.Fatalf("destroy failed (exit %d):\n%s", code, out)
+	}
+	took := time.Since(start)
+	t.Logf("destroy of a guest that ignores ACPI with destroy.shutdown.timeout = 3: %s", took.Round(100*time.Millisecond))
+	if took < 3*time.Second || took > 30*time.Second {
+		t.Errorf("destroy took %s: want the 3 s graceful wait, then force off (not shutdown_timeout's 60 s)", took)
+	}
+	if _, err := virsh("dominfo", name); err == nil {
+		t.Errorf("domain %s still exists after destroy", name)
+	}
+}
+
+// TestAccCompat_poolSteps runs a pool written in dmacvicar/libvirt 0.9.x's
+// shape: create.autostart turns autostart on, destroy.delete removes the
+// directory building created.
+func TestAccCompat_poolSteps(t *testing.T) {
+	testAccPreCheck(t)
+	const name = "tfacc-compat-pool"
+	removePoolLeftovers(name)
+	t.Cleanup(func() { removePoolLeftovers(name) })
+	dir := t.TempDir()
+	poolDir := filepath.Join(dir, "pool")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_pool" "p" {
+  name    = %q
+  type    = "dir"
+  target  = { path = %q }
+  create  = { build = true, start = true, autostart = true }
+  destroy = { delete = true }
+}
+`, name, poolDir),
+			Check: resource.ComposeTestCheckFunc(
+				testCheckVirsh(regexp.MustCompile(`(?m)^Autostart:\s+yes`), "pool-info", name),
+				testCheckVirsh(regexp.MustCompile(`(?m)^State:\s+running`), "pool-info", name),
+				func(*terraform.State) error {
+					if _, err := os.Stat(poolDir); err != nil {
+						return fmt.Errorf("create.build: the target directory was not built: %v", err)
+					}
+					return nil
+				},
+			),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		}},
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := os.Stat(poolDir); !os.IsNotExist(err) {
+				return fmt.Errorf("destroy.delete = true: the target directory is still there (%v)", err)
+			}
+			return nil
+		},
+	})
+}
+
+// TestAccCompat_waitForIP_guest boots the test guest from a domain whose
+// interface has dmacvicar/libvirt 0.9.x's wait_for_ip: the apply returns only
+// once the network's DHCP lease for the interface exists, which the check
+// right after the apply reads from libvirt (the guest needs tens of seconds
+// to get there; without the wait the apply ends right after the start).
+func TestAccCompat_waitForIP_guest(t *testing.T) {
+	testAccPreCheck(t)
+	guestDir := testAccGuestDir(t)
+	if guestDir == "" {
+		t.Skip("LIBVIRT_TEST_GUEST_DIR not set: the booting-guest proof needs scripts/build-guest-image.sh")
+	}
+	suffix := fmt.Sprintf("%04x", rand.IntN(0x10000))
+	name := "tfacc-waitip-" + suffix
+	mac := fmt.Sprintf("52:54:00:7b:%s:%s", suffix[:2], suffix[2:])
+	removeDomainLeftovers(t, name)
+	t.Cleanup(func() { removeDomainLeftovers(t, name) })
+
+	work, err := os.MkdirTemp("/var/tmp", name+".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	if err := os.Chmod(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	overlay := filepath.Join(work, "root.qcow2")
+	if out, err := exec.Command("qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2",
+		"-b", filepath.Join(guestDir, "root.qcow2"), overlay).CombinedOutput(); err != nil {
+		t.Fatalf("qemu-img create overlay: %v\n%s", err, out)
+	}
+	seed, err := cloudinit.Build(cloudinit.Config{
+		UserData: "#cloud-config\n{}\n",
+		MetaData: fmt.Sprintf("instance-id: %s\nlocal-hostname: %s\n", name, name),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedPath := filepath.Join(work, "seed.iso")
+	if err := os.WriteFile(seedPath, seed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guestIP := testAccDefineIsolatedNetwork(t, name, mac, name)
+
+	var applied time.Time
+	started := time.Now()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_domain" "guest" {
+  name             = %[1]q
+  type             = %[2]q
+  memory           = 512
+  memory_unit      = "MiB"
+  vcpu             = 1
+  running          = true
+  shutdown_timeout = "0s"
+  os = {
+    type    = "hvm"
+    kernel  = "%[3]s/vmlinuz"
+    initrd  = "%[3]s/initrd.img"
+    cmdline = "root=/dev/vda rw console=ttyS0 net.ifnames=0"
+  }
+  devices = {
+    disks = [
+      { source = { file = { file = %[4]q } }, target = { dev = "vda", bus = "virtio" }, driver = { name = "qemu", type = "qcow2" } },
+      { device = "cdrom", source = { file = { file = %[5]q } }, target = { dev = "sda", bus = "scsi" }, read_only = true },
+    ]
+    controllers = [{ type = "scsi", model = "virtio-scsi" }]
+    interfaces = [{
+      mac         = { address = %[6]q }
+      model       = { type = "virtio" }
+      source      = { network = { network = %[1]q } }
+      wait_for_ip = { source = "lease", timeout = 300 }
+    }]
+  }
+}
+`, name, testAccDomainType(), guestDir, overlay, seedPath, mac),
+			Check: func(*terraform.State) error {
+				applied = time.Now()
+				out, err := virsh("net-dhcp-leases", name)
+				if err != nil {
+					return err
+				}
+				if !strings.Contains(out, mac) || !strings.Contains(out, guestIP) {
+					return fmt.Errorf("the apply returned before the lease of %s existed:\n%s", mac, out)
+				}
+				t.Logf("wait_for_ip: the apply returned %s after it began, with the lease of %s (%s) present",
+					applied.Sub(started).Round(time.Second), mac, guestIP)
+				return nil
+			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		}},
+	})
+}

@@ -1,0 +1,131 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
+)
+
+// defaultWaitForIPTimeout is wait_for_ip.timeout's default, as in
+// dmacvicar/libvirt 0.9.x.
+const defaultWaitForIPTimeout = 300 * time.Second
+
+// ipWait is one interface's wait_for_ip.
+type ipWait struct {
+	index   int // in devices.interfaces
+	source  string
+	timeout time.Duration
+}
+
+// ipWaits reads wait_for_ip of each interface in a planned domain.
+func ipWaits(plan map[string]tftypes.Value) []ipWait {
+	var out []ipWait
+	var ifaces []tftypes.Value
+	list := treeresource.Nested(plan["devices"], "interfaces")
+	if list.Type() == nil || list.IsNull() || !list.IsKnown() || list.As(&ifaces) != nil {
+		return nil
+	}
+	for i, iface := range ifaces {
+		w := treeresource.Nested(iface, "wait_for_ip")
+		if w.Type() == nil || w.IsNull() || !w.IsKnown() {
+			continue
+		}
+		wait := ipWait{index: i, source: addrSourceAny, timeout: defaultWaitForIPTimeout}
+		if s, ok := treeresource.String(treeresource.ObjectAttrs(w), "source"); ok {
+			wait.source = s
+		}
+		if n, ok := int64Of(treeresource.Nested(w, "timeout")); ok {
+			wait.timeout = time.Duration(n) * time.Second
+		}
+		out = append(out, wait)
+	}
+	return out
+}
+
+// validateIPWaits refuses wait_for_ip values the wait cannot use.
+func validateIPWaits(config map[string]tftypes.Value, diags *diag.Diagnostics) {
+	for _, w := range ipWaits(config) {
+		p := path.Root("devices").AtName("interfaces").AtListIndex(w.index).AtName("wait_for_ip")
+		switch w.source {
+		case addrSourceLease, addrSourceAgent, addrSourceAny:
+		default:
+			diags.AddAttributeError(p.AtName("source"), "Invalid wait_for_ip source",
+				fmt.Sprintf("source must be %q, %q or %q, got %q.", addrSourceLease, addrSourceAgent, addrSourceAny, w.source))
+		}
+		if w.timeout <= 0 {
+			diags.AddAttributeError(p.AtName("timeout"), "Invalid wait_for_ip timeout", "timeout must be a positive number of seconds.")
+		}
+	}
+}
+
+// waitForIPs waits until every interface with wait_for_ip has an IPv4
+// address, reading its MAC from the running domain.
+func (r *domainResource) waitForIPs(ctx context.Context, dom libvirt.Domain, waits []ipWait) error {
+	if len(waits) == 0 {
+		return nil
+	}
+	var live libvirtxml.Domain
+	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
+		x, err := l.DomainGetXMLDesc(dom, 0)
+		if err != nil {
+			return err
+		}
+		return live.Unmarshal(x)
+	})
+	if err != nil {
+		return fmt.Errorf("reading the running domain for wait_for_ip: %w", err)
+	}
+	addrs := &domainInterfaceAddressesDataSource{client: r.Client()}
+	for _, w := range waits {
+		if live.Devices == nil || w.index >= len(live.Devices.Interfaces) || live.Devices.Interfaces[w.index].MAC == nil {
+			return fmt.Errorf("interface %d has no MAC address to wait for", w.index)
+		}
+		mac := strings.ToLower(live.Devices.Interfaces[w.index].MAC.Address)
+		deadline := time.Now().Add(w.timeout)
+		var last []sourceObservation
+		for {
+			seen, err := addrs.poll(ctx, dom, w.source)
+			if err != nil {
+				return err
+			}
+			last = seen
+			if macHasIPv4(seen, mac) {
+				break
+			}
+			if time.Now().After(deadline) {
+				var lines []string
+				for _, o := range last {
+					lines = append(lines, o.String())
+				}
+				return fmt.Errorf("interface %d (%s) of domain %q has no IPv4 address after %s (wait_for_ip, source %s); last seen:\n%s",
+					w.index, mac, dom.Name, w.timeout, w.source, strings.Join(lines, "\n"))
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(2 * time.Second):
+			}
+		}
+	}
+	return nil
+}
+
+func macHasIPv4(seen []sourceObservation, mac string) bool {
+	for _, o := range seen {
+		for _, iface := range o.interfaces {
+			if strings.EqualFold(iface.Hwaddr, mac) && len(usableIPv4([]domainInterfaceData{iface})) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
