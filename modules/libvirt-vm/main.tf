@@ -110,6 +110,8 @@ locals {
   })]
   needs_scsi = var.cdrom_bus == "scsi" || anytrue([for d in var.data_disks : d.bus == "scsi"])
 
+  features = var.acpi ? { acpi = true } : null
+
   cpu = var.cpu_mode == null && var.cpu_model == null ? null : {
     mode  = coalesce(var.cpu_mode, "custom")
     model = var.cpu_model
@@ -129,15 +131,9 @@ resource "libvirt_volume" "data" {
   }
 }
 
-resource "libvirt_domain" "this" {
-  name        = var.name
-  type        = var.domain_type
-  memory      = var.memory_mib
-  memory_unit = "MiB"
-  vcpu        = var.vcpus
-  running     = var.running
-  autostart   = var.autostart
-
+locals {
+  # The domain's os and devices, as the module writes them (tests assert on
+  # these: attributes left unset get invented values from a mock provider).
   os = {
     type         = "hvm"
     type_machine = var.machine
@@ -149,11 +145,6 @@ resource "libvirt_domain" "this" {
     initrd   = var.initrd
     cmdline  = var.cmdline
   }
-
-  # ACPI: graceful shutdown (virsh shutdown, the provider's stop) and PCI
-  # hot-plug; UEFI needs it.
-  features = var.acpi ? { acpi = true } : null
-  cpu      = local.cpu
 
   devices = {
     disks = concat(
@@ -222,4 +213,23 @@ module "address" {
 
   interfaces  = data.libvirt_domain_interface_addresses.this.interfaces
   mac_address = local.nic_mac
+}
+
+resource "libvirt_domain" "this" {
+  name        = var.name
+  type        = var.domain_type
+  memory      = var.memory_mib
+  memory_unit = "MiB"
+  vcpu        = var.vcpus
+  running     = var.running
+  autostart   = var.autostart
+
+  os = local.os
+
+  # ACPI: graceful shutdown (virsh shutdown, the provider's stop) and PCI
+  # hot-plug; UEFI needs it.
+  features = local.features
+  cpu      = local.cpu
+
+  devices = local.devices
 }

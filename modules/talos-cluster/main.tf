@@ -163,17 +163,9 @@ resource "libvirt_volume" "node" {
   }
 }
 
-resource "libvirt_domain" "node" {
-  for_each = local.nodes
-
-  name        = each.key
-  type        = var.domain_type
-  memory      = each.value.memory_mib
-  memory_unit = "MiB"
-  vcpu        = each.value.vcpus
-  running     = true
-  autostart   = var.autostart
-
+locals {
+  # The nodes' os and devices as the module writes them (tests assert on
+  # these: attributes left unset get invented values from a mock provider).
   os = {
     type         = "hvm"
     type_machine = var.machine
@@ -189,24 +181,19 @@ resource "libvirt_domain" "node" {
     initrd  = try(var.kernel_boot.initrd, null)
     cmdline = try(var.kernel_boot.cmdline, null)
   }
-  # ACPI: Talos shuts down gracefully on the ACPI power button (virsh
-  # shutdown); UEFI needs it too.
-  features = { acpi = true, apic = {} }
-  cpu      = local.cpu
-
-  devices = {
+  node_devices = { for name, node in local.nodes : name => {
     disks = [{
-      source = { volume = { pool = var.pool, volume = libvirt_volume.node[each.key].name } }
+      source = { volume = { pool = var.pool, volume = libvirt_volume.node[name].name } }
       target = { dev = var.disk_bus == "scsi" ? "sda" : "vda", bus = var.disk_bus }
       driver = { type = "qcow2" }
-      wwn    = var.disk_bus == "scsi" ? each.value.wwn : null
+      wwn    = var.disk_bus == "scsi" ? node.wwn : null
     }]
     controllers = var.disk_bus == "scsi" ? [{ type = "scsi", model = "virtio-scsi" }] : null
     interfaces = [{
       type   = "network"
       model  = { type = "virtio" }
       source = { network = { network = libvirt_network.this.name } }
-      mac    = { address = each.value.mac }
+      mac    = { address = node.mac }
     }]
     serials  = [{ target = { port = 0 } }]
     consoles = [{ target = { type = "serial", port = 0 } }]
@@ -216,7 +203,27 @@ resource "libvirt_domain" "node" {
       source = { unix = {} }
       target = { virt_io = { name = "org.qemu.guest_agent.0" } }
     }]
-  }
+  } }
+}
+
+resource "libvirt_domain" "node" {
+  for_each = local.nodes
+
+  name        = each.key
+  type        = var.domain_type
+  memory      = each.value.memory_mib
+  memory_unit = "MiB"
+  vcpu        = each.value.vcpus
+  running     = true
+  autostart   = var.autostart
+
+  os = local.os
+  # ACPI: Talos shuts down gracefully on the ACPI power button (virsh
+  # shutdown); UEFI needs it too.
+  features = { acpi = true, apic = {} }
+  cpu      = local.cpu
+
+  devices = local.node_devices[each.key]
 }
 
 # --- Talos ---------------------------------------------------------------------

@@ -2,6 +2,11 @@
 # list (network, bridge, macvtap), data disks, firmware, machine, CPU and
 # ACPI, and the rules that reject what libvirt would refuse or what cannot
 # mean anything.
+#
+# Document attributes are Optional+Computed (the provider keeps what libvirt
+# holds where the configuration is silent), so the mock provider invents
+# values for those the module leaves unset: "left unset" is asserted on what
+# the module writes (its locals), not on the mocked result.
 
 mock_provider "libvirt" {
   mock_resource "libvirt_volume" {
@@ -59,14 +64,14 @@ run "three_nics_network_bridge_macvtap" {
   assert {
     condition = (libvirt_domain.this.devices.interfaces[0].type == "network"
       && libvirt_domain.this.devices.interfaces[0].source.network.network == "labnet"
-      && libvirt_domain.this.devices.interfaces[0].source.bridge == null
+      && local.interfaces[0].source.bridge == null
     && libvirt_domain.this.devices.interfaces[0].mac.address == "52:54:00:0a:00:01")
     error_message = "NIC 0 must be on network labnet with its MAC lowercased"
   }
   assert {
     condition = (libvirt_domain.this.devices.interfaces[1].type == "bridge"
       && libvirt_domain.this.devices.interfaces[1].source.bridge.bridge == "br0"
-      && libvirt_domain.this.devices.interfaces[1].source.network == null
+      && local.interfaces[1].source.network == null
     && libvirt_domain.this.devices.interfaces[1].model.type == "e1000e")
     error_message = "NIC 1 must be a bridge NIC on br0 with model e1000e"
   }
@@ -202,8 +207,8 @@ run "data_disks_volumes_and_devices" {
     error_message = "size_gib must become the capacity in bytes of a qcow2 volume"
   }
   assert {
-    condition     = libvirt_volume.data[0].backing_store == null
-    error_message = "a data disk is empty, not an overlay"
+    condition     = libvirt_volume.data[0].create == null && local.data_disks[0].size_gib == 5
+    error_message = "a data disk is empty: no content to upload (the volume block has no backing_store)"
   }
   assert {
     condition     = [for d in slice(libvirt_domain.this.devices.disks, 2, 7) : d.target.dev] == ["vdb", "sda", "vdc", "sdb", "sdd"]
@@ -218,7 +223,7 @@ run "data_disks_volumes_and_devices" {
     error_message = "the scsi disk must attach its volume with its wwn"
   }
   assert {
-    condition     = libvirt_domain.this.devices.disks[2].wwn == null && libvirt_domain.this.devices.disks[2].read_only == null
+    condition     = local.devices.disks[2].wwn == null && local.devices.disks[2].read_only == null
     error_message = "a disk without wwn has none, and data disks are writable"
   }
   assert {
@@ -283,11 +288,11 @@ run "platform_defaults" {
     error_message = "ACPI must be on by default"
   }
   assert {
-    condition     = libvirt_domain.this.os.firmware == null && libvirt_domain.this.os.type_machine == null
+    condition     = local.os.firmware == null && local.os.type_machine == null
     error_message = "BIOS and libvirt's default machine unless asked"
   }
   assert {
-    condition     = libvirt_domain.this.cpu == null
+    condition     = local.cpu == null
     error_message = "no cpu element unless asked"
   }
 }
@@ -318,7 +323,7 @@ run "acpi_off" {
   }
 
   assert {
-    condition     = libvirt_domain.this.features == null
+    condition     = local.features == null
     error_message = "acpi = false must leave ACPI out"
   }
 }
@@ -331,7 +336,7 @@ run "cpu_host_passthrough" {
   }
 
   assert {
-    condition     = libvirt_domain.this.cpu.mode == "host-passthrough" && libvirt_domain.this.cpu.model == null
+    condition     = libvirt_domain.this.cpu.mode == "host-passthrough" && local.cpu.model == null
     error_message = "cpu_mode must reach cpu.mode"
   }
 }
