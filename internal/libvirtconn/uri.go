@@ -115,12 +115,14 @@ type Endpoint struct {
 var driverRe = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
 
 // ParseURI parses and validates a libvirt connection URI without dialing.
-func ParseURI(raw string) (*Endpoint, error) {
+func ParseURI(input string) (*Endpoint, error) {
+	// every message and Endpoint.Raw show the URI without a password
+	raw := redactRaw(input)
 	if strings.TrimSpace(raw) == "" {
 		return nil, fmt.Errorf("libvirt URI is empty; use for example %q, %q or %q",
 			"qemu:///system", "qemu+ssh://user@host/system", "qemu+tls://host/system")
 	}
-	u, err := url.Parse(raw)
+	u, err := url.Parse(input)
 	if err != nil {
 		return nil, fmt.Errorf("libvirt URI %q cannot be parsed: %v", raw, unwrapURLError(err))
 	}
@@ -198,6 +200,9 @@ func ParseURI(raw string) (*Endpoint, error) {
 	case TransportUnix:
 		if u.Host != "" {
 			return nil, fmt.Errorf("libvirt URI %q: the unix transport is local and takes no host (%q); use %s+ssh://%s/... for a remote host", raw, u.Host, driver, u.Host)
+		}
+		if u.User != nil {
+			return nil, fmt.Errorf("libvirt URI %q: the unix transport is local and takes no user name (%q); the socket's permissions decide who may connect", raw, u.User.Username())
 		}
 		for _, p := range []string{"keyfile", "known_hosts", "sshauth", "pkipath"} {
 			if q.Has(p) {
@@ -424,6 +429,12 @@ func unwrapURLError(err error) error {
 	}
 	return err
 }
+
+// credentialsInURI matches the user-info of a URI that holds a password.
+var credentialsInURI = regexp.MustCompile(`(://[^/?#@:]*):[^/?#@]*@`)
+
+// redactRaw drops a password from a URI string, whether or not it parses.
+func redactRaw(s string) string { return credentialsInURI.ReplaceAllString(s, "$1:xxxxx@") }
 
 func redactURI(u *url.URL) string {
 	c := *u

@@ -221,3 +221,29 @@ func TestShellQuote(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// A password written into a URI never appears in an error, whatever the
+// transport and whether or not the URI parses.
+func TestParseURIRedactsPasswords(t *testing.T) {
+	for _, uri := range []string{
+		"qemu+tcp://admin:s3cret@127.0.0.1/system",
+		"qemu+tls://admin:s3cret@127.0.0.1/system",
+		"qemu+ssh://admin:s3cret@127.0.0.1/system",
+		"qemu+tcp://admin:s3cret@127.0.0.1:99999/system",
+		"qemu+tcp://admin:s3cret@[::1/system",
+		"qemu+unix://admin:s3cret@/system",
+		"qemu+bogus://admin:s3cret@host/system",
+	} {
+		e, err := ParseURI(uri)
+		if err == nil {
+			t.Errorf("%s: accepted (Raw %q)", redactRaw(uri), e.Raw)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("the password is in the error: %v", err)
+		}
+		if !strings.Contains(err.Error(), "admin") {
+			t.Errorf("the error no longer names the URI's user: %v", err)
+		}
+	}
+}
