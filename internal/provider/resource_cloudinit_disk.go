@@ -94,7 +94,8 @@ func (r *cloudinitDiskResource) Schema(_ context.Context, _ resource.SchemaReque
 			},
 			"vendor_data": schema.StringAttribute{
 				Optional:      true,
-				Description:   "Content of the `vendor-data` file. Omitted from the ISO when unset or empty.",
+				Sensitive:     true,
+				Description:   "Content of the `vendor-data` file (cloud-config like `user_data`, so it may hold passwords and keys: sensitive). Omitted from the ISO when unset or empty.",
 				PlanModifiers: replace,
 			},
 			"directory": schema.StringAttribute{

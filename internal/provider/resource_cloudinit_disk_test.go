@@ -331,3 +331,29 @@ resource "libvirt_volume" "seed" {
 		},
 	})
 }
+
+// TestUnitCloudinitDisk_secretsAreSensitive: user_data and vendor_data are
+// cloud-config that often holds passwords and keys; the plan marks both
+// sensitive, so neither is printed. Needs the tofu binary but no libvirtd
+// (the ISO is written on this machine).
+func TestUnitCloudinitDisk_secretsAreSensitive(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_cloudinit_disk" "x" {
+  name        = "secrets"
+  directory   = %q
+  user_data   = "#cloud-config\npassword: user-s3cret\n"
+  vendor_data = "#cloud-config\npassword: vendor-s3cret\n"
+}
+`, t.TempDir()),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectSensitiveValue("libvirt_cloudinit_disk.x", tfjsonpath.New("user_data")),
+					plancheck.ExpectSensitiveValue("libvirt_cloudinit_disk.x", tfjsonpath.New("vendor_data")),
+				},
+			},
+		}},
+	})
+}
