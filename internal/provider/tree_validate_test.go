@@ -45,6 +45,19 @@ resource "libvirt_pool" "x" {
   autostart = true
   create    = { autostart = false }
 }`, `(?s)autostart set twice`},
+		"domain: two members of one choice": {testDomainWith(`
+  devices = {
+    disks = [{ source = { file = { file = "/var/lib/a.qcow2" }, volume = { pool = "default", volume = "a.qcow2" } }, target = { dev = "vda" } }]
+  }`), `(?s)devices\.disks\[0\]: source\.file and source\.volume are alternatives`},
+		"domain: unknown memory unit": {testDomainWith(`
+  memory_unit = "MiBB"`), `(?s)memory_unit: unknown unit "MiBB"; libvirt takes b or bytes`},
+		"volume: unknown capacity unit": {`
+resource "libvirt_volume" "x" {
+  name          = "x.qcow2"
+  pool          = "default"
+  capacity      = 1
+  capacity_unit = "XB"
+}`, `(?s)capacity_unit: unknown unit "XB"`},
 		"domain: negative vcpu": {testDomainWith(`
   vcpu = -1`), `(?s)vcpu: must be between 0 and`},
 		"volume: timeouts.create is not a duration": {`

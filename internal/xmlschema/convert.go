@@ -45,6 +45,9 @@ func (m *Model[T]) Validate(vals map[string]tftypes.Value) error {
 func (m *Model[T]) fromValues(vals map[string]tftypes.Value, p *pathStack) (*T, error) {
 	doc := new(T)
 	rv := reflect.ValueOf(doc).Elem()
+	if err := m.root.checkUnits(vals, p); err != nil {
+		return nil, err
+	}
 	for _, c := range m.root.children {
 		v, ok := vals[c.name]
 		if !ok {
@@ -296,7 +299,29 @@ func (n *node) fromValue(parent reflect.Value, val tftypes.Value, p *pathStack) 
 	return nil
 }
 
+// checkUnits refuses, at plan, a unit libvirt's virScaleInteger would refuse.
+func (n *node) checkUnits(attrs map[string]tftypes.Value, p *pathStack) error {
+	for _, c := range n.children {
+		if c.unit == nil {
+			continue
+		}
+		if u, ok := attrs[c.unit.name]; ok && !u.IsNull() && u.IsKnown() {
+			var unit string
+			if err := u.As(&unit); err == nil {
+				if _, known := UnitFactor(unit, ""); !known {
+					p.push(c.unit.name)
+					return p.errorf("unknown unit %q; libvirt takes b or bytes, KiB MiB GiB TiB PiB EiB (or K M G T P E: powers of 1024), KB MB GB TB PB EB (powers of 1000), in any case", unit)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 func (n *node) objectFrom(dst reflect.Value, attrs map[string]tftypes.Value, p *pathStack) error {
+	if err := n.checkUnits(attrs, p); err != nil {
+		return err
+	}
 	for _, c := range n.children {
 		v, ok := attrs[c.name]
 		if !ok {
@@ -318,6 +343,20 @@ func (n *node) resolveChoices(dst reflect.Value, attrs map[string]tftypes.Value,
 	tn := n.child("type")
 	if tn == nil || tn.choice == nil {
 		return nil
+	}
+	// two members at once: libvirtxml would write one and drop the other
+	var both []string
+	for _, m := range tn.choice.members {
+		if memberSet(attrs, m.path) {
+			names := make([]string, len(m.path))
+			for i, pn := range m.path {
+				names[i] = pn.name
+			}
+			both = append(both, strings.Join(names, "."))
+		}
+	}
+	if len(both) > 1 {
+		return p.errorf("%s are alternatives (the element's type); set only one of them", strings.Join(both, " and "))
 	}
 	tv, ok := attrs["type"]
 	if !ok || tv.IsNull() || !tv.IsKnown() {
