@@ -95,7 +95,7 @@ func domainActive(l *libvirt.Libvirt, dom libvirt.Domain) (bool, error) {
 type liveDelta struct {
 	vcpus            uint32 // 0: unchanged
 	memoryKiB        uint64 // 0: unchanged
-	attach, detach   []string
+	attach, detach   []hotplugItem
 	restartForOthers bool // other differences need the next boot
 }
 
@@ -151,13 +151,26 @@ func applyLive(l *libvirt.Libvirt, dom libvirt.Domain, oldDoc, newDoc *libvirtxm
 			return false, fmt.Errorf("setting memory to %d KiB live: %w", d.memoryKiB, err)
 		}
 	}
+	// The running domain has its own device list, which may differ from the
+	// persistent one (a NIC detached with --config only): attach what it
+	// lacks, detach what it has, so that applies converge.
+	running, err := liveDeviceKeys(l, dom)
+	if err != nil {
+		return false, err
+	}
 	for _, x := range d.detach {
-		if err := l.DomainDetachDeviceFlags(dom, x, uint32(libvirt.DomainAffectLive)); err != nil {
+		if x.key != "" && !running[x.key] {
+			continue
+		}
+		if err := l.DomainDetachDeviceFlags(dom, x.xml, uint32(libvirt.DomainAffectLive)); err != nil {
 			return false, fmt.Errorf("hot-unplugging device: %w", err)
 		}
 	}
 	for _, x := range d.attach {
-		if err := l.DomainAttachDeviceFlags(dom, x, uint32(libvirt.DomainAffectLive)); err != nil {
+		if x.key != "" && running[x.key] {
+			continue
+		}
+		if err := l.DomainAttachDeviceFlags(dom, x.xml, uint32(libvirt.DomainAffectLive)); err != nil {
 			return false, fmt.Errorf("hot-plugging device: %w", err)
 		}
 	}
@@ -181,7 +194,7 @@ func interfaceKey(i libvirtxml.DomainInterface) string {
 // hotplugDiff lists devices to attach and detach when the lists differ only
 // by whole devices (matched by key); ok is false when a kept device changed
 // or a device has no key, which hot-plug cannot express.
-func hotplugDiff[T any](oldList, newList []T, key func(T) string) (attach, detach []string, ok bool) {
+func hotplugDiff[T any](oldList, newList []T, key func(T) string) (attach, detach []hotplugItem, ok bool) {
 	oldBy := map[string]T{}
 	for _, o := range oldList {
 		k := key(o)
@@ -199,7 +212,7 @@ func hotplugDiff[T any](oldList, newList []T, key func(T) string) (attach, detac
 			if err != nil {
 				return nil, nil, false
 			}
-			attach = append(attach, string(x))
+			attach = append(attach, hotplugItem{xml: string(x)})
 			continue
 		}
 		newKeys[k] = true
@@ -209,7 +222,7 @@ func hotplugDiff[T any](oldList, newList []T, key func(T) string) (attach, detac
 			if err != nil {
 				return nil, nil, false
 			}
-			attach = append(attach, string(x))
+			attach = append(attach, hotplugItem{key: k, xml: string(x)})
 			continue
 		}
 		if !reflect.DeepEqual(o, n) {
@@ -222,7 +235,7 @@ func hotplugDiff[T any](oldList, newList []T, key func(T) string) (attach, detac
 			if err != nil {
 				return nil, nil, false
 			}
-			detach = append(detach, string(x))
+			detach = append(detach, hotplugItem{key: key(o), xml: string(x)})
 		}
 	}
 	return attach, detach, true
@@ -321,4 +334,32 @@ func invalidateAutostart(c *libvirtconn.Client) {
 		cache.set = nil
 		cache.mu.Unlock()
 	}
+}
+
+// hotplugItem is one device to attach or detach: its key (disk target,
+// interface MAC; "" when it has none yet) and its XML.
+type hotplugItem struct{ key, xml string }
+
+// liveDeviceKeys lists the disk targets and interface MACs of the running
+// domain's live definition.
+func liveDeviceKeys(l *libvirt.Libvirt, dom libvirt.Domain) (map[string]bool, error) {
+	x, err := l.DomainGetXMLDesc(dom, 0)
+	if err != nil {
+		return nil, fmt.Errorf("reading the running definition: %w", err)
+	}
+	var live libvirtxml.Domain
+	if err := live.Unmarshal(x); err != nil {
+		return nil, err
+	}
+	keys := map[string]bool{}
+	if live.Devices != nil {
+		for _, d := range live.Devices.Disks {
+			keys[diskKey(d)] = true
+		}
+		for _, i := range live.Devices.Interfaces {
+			keys[interfaceKey(i)] = true
+		}
+	}
+	delete(keys, "")
+	return keys, nil
 }

@@ -56,6 +56,19 @@ func TestAccMigrate_dmacvicarState(t *testing.T) {
 	}
 	mustVirsh(t, "define", xml("domain-dmfx-vm.xml"))
 	uuidBefore := strings.TrimSpace(mustVirsh(t, "domuuid", "dmfx-vm"))
+	// what the apply must leave as it is: definitions, pool identity, volume keys
+	snapshot := func() map[string]string {
+		out := map[string]string{
+			"domain":  mustVirsh(t, "dumpxml", "--inactive", "dmfx-vm"),
+			"network": mustVirsh(t, "net-dumpxml", "--inactive", "dmfx-net"),
+			"pool":    mustVirsh(t, "pool-uuid", pool),
+		}
+		for _, v := range []string{"dmfx-seed.iso", "dmfx-root.qcow2", "dmfx-base.qcow2"} {
+			out["key of "+v] = mustVirsh(t, "vol-key", "--pool", pool, v)
+		}
+		return out
+	}
+	before := snapshot()
 
 	// the configuration, with the provider source changed and nothing else
 	mainTF, err := os.ReadFile(filepath.Join(dmacvicarReference, "main.tf"))
@@ -84,6 +97,11 @@ func TestAccMigrate_dmacvicarState(t *testing.T) {
 	}
 	if u := strings.TrimSpace(mustVirsh(t, "domuuid", "dmfx-vm")); u != uuidBefore {
 		t.Errorf("the domain was recreated: UUID %s, was %s", u, uuidBefore)
+	}
+	for what, was := range before {
+		if now := snapshot()[what]; now != was {
+			t.Errorf("the apply changed the %s:\n%s", what, lineDiff(was, now))
+		}
 	}
 	if out, code := tofu("plan", "-input=false", "-no-color", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("the second plan is not empty (exit %d):\n%s", code, out)

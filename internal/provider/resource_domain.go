@@ -71,6 +71,9 @@ func domainOwnSpec() treeresource.Spec[libvirtxml.Domain] {
 			"shutdown options are the provider's own. vCPU (`vcpu_current`) and memory (`current_memory`) changes, " +
 			"disk and interface hot-plug, `running` and `autostart` apply live; other changes are written to the " +
 			"persistent definition and take effect at the next boot (the plan warns), or at once with `restart_on_change`. " +
+			"An update is applied to the definition libvirt holds at that moment: what the configuration does not mention " +
+			"(addresses and controllers libvirt added, a description set with virsh) is kept, and on an existing domain " +
+			"adopted by import, attributes the configuration leaves out keep their values. " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\". " +
 			"Recipes for common tasks (a second NIC, a bridge to the host's br0, macvtap, a virtio-scsi disk with a WWN, " +
 			"UEFI with Secure Boot and a TPM, a host-passthrough CPU, PCI passthrough, virtiofs shared folders): " +
@@ -212,11 +215,21 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 		resp.Diagnostics.AddAttributeError(path.Root(attrShutdownTimeout), "Invalid shutdown_timeout", err.Error())
 		return
 	}
-	newDoc := domainFromPlan(plan, &resp.Diagnostics)
-	oldDoc := domainFromPlan(state, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	// the plan is applied to the definition libvirt holds now: what the plan
+	// does not change stays as it is there (xmlschema.Model.Patch)
+	current, err := r.Fetch(ctx, r.Client(), id)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read domain before update", err.Error())
 		return
 	}
+	model := r.Model()
+	types := model.AttributeTypes()
+	newDoc, err := model.FromValues(model.Patch(treeresource.DocValues(types, state), treeresource.DocValues(types, plan), model.ToValues(current.Doc)))
+	if err != nil {
+		treeresource.AddConversionError(&resp.Diagnostics, "Invalid domain definition", err)
+		return
+	}
+	oldDoc := current.Doc
 	newDoc.UUID = id
 	if err := r.update(ctx, dom, oldDoc, newDoc, opts); err != nil {
 		resp.Diagnostics.AddError("Cannot update domain", err.Error())

@@ -37,7 +37,9 @@ func NewNetworkResource() resource.Resource {
 			"(https://libvirt.org/formatnetwork.html) one to one. The network is defined and started; " +
 			"changes to DHCP host reservations (`ips[].dhcp.hosts`) and DNS hosts (`dns.host`) are applied live " +
 			"without a restart; other changes redefine and restart the network, and the plan warns about it; " +
-			"changing `name` or `uuid` replaces it. Destroying a network that running domains use fails and names them. " +
+			"changing `name` or `uuid` replaces it. A redefinition starts from the definition libvirt holds then, so what the " +
+			"configuration does not mention (a DHCP host added with `virsh net-update`) is kept. " +
+			"Destroying a network that running domains use fails and names them. " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
 		Own: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -249,7 +251,14 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 	model := r.Model()
 	planDoc := treeresource.DocValues(model.AttributeTypes(), plan)
 	stateDoc := treeresource.DocValues(model.AttributeTypes(), prior)
-	doc, err := model.FromValues(planDoc)
+	// the plan is applied to the definition libvirt holds now: what the plan
+	// does not change (a DHCP host added with net-update) stays
+	current, err := r.Fetch(ctx, r.Client(), id)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read network before update", err.Error())
+		return
+	}
+	doc, err := model.FromValues(model.Patch(stateDoc, planDoc, model.ToValues(current.Doc)))
 	if err != nil {
 		treeresource.AddConversionError(&resp.Diagnostics, "Invalid network definition", err)
 		return

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
 // plan answers PlanResourceChange in one pass over the value, in the
@@ -57,6 +59,7 @@ func (t *treeType) plan(ctx context.Context, providerData any, req *tfprotov6.Pl
 	state := tfsdk.State{Schema: t.schema, Raw: prior}
 	plan := tfsdk.Plan{Schema: t.schema, Raw: proposed}
 	var replace path.Paths
+	var newShape *xmlschema.Shape // the configuration's shape, aligned with the planned tree
 	if !proposed.IsNull() && !diags.HasError() {
 		pa, ca, sa := ObjectAttrs(proposed), attrsView(config), attrsView(prior) // only pa is written
 		for _, o := range t.own {
@@ -71,18 +74,22 @@ func (t *treeType) plan(ctx context.Context, providerData any, req *tfprotov6.Pl
 			// prior state and the recorded shape; a second pass only when
 			// something changes (computed values may then become unknown)
 			docConfig, docPrior, shape := DocValues(docTypes, ca), DocValues(docTypes, sa), recordedShape(ps)
-			for name, v := range t.doc.PlanUpdate(docConfig, docPrior, shape, false) {
+			planned, rec := t.doc.PlanUpdate(docConfig, docPrior, shape, false)
+			for name, v := range planned {
 				pa[name] = v
 			}
 			if changing = !sameAttrs(pa, sa); changing {
-				for name, v := range t.doc.PlanUpdate(docConfig, docPrior, shape, true) {
+				planned, rec = t.doc.PlanUpdate(docConfig, docPrior, shape, true)
+				for name, v := range planned {
 					pa[name] = v
 				}
 			}
+			newShape = rec
 		} else {
 			for name, v := range t.doc.PlanComputed(DocValues(docTypes, pa), DocValues(docTypes, ca)) {
 				pa[name] = v
 			}
+			newShape = t.doc.ShapeOf(DocValues(docTypes, ca))
 		}
 		if changing {
 			for _, o := range t.own {
@@ -117,8 +124,8 @@ func (t *treeType) plan(ctx context.Context, providerData any, req *tfprotov6.Pl
 	}
 	resp.PlannedState = &planned
 	ps.provider = providerDataKeys(carrier.Private)
-	if !proposed.IsNull() {
-		if err := recordShape(ps, t.doc.ShapeOf(DocValues(t.doc.AttributeTypes(), attrsView(config)))); err != nil {
+	if newShape != nil {
+		if err := recordShape(ps, newShape); err != nil {
 			return nil, err
 		}
 	}

@@ -19,7 +19,7 @@ import (
 type Document interface {
 	AttributeTypes() map[string]tftypes.Type
 	PlanComputed(planned, config map[string]tftypes.Value) map[string]tftypes.Value
-	PlanUpdate(config, prior map[string]tftypes.Value, shape *xmlschema.Shape, changing bool) map[string]tftypes.Value
+	PlanUpdate(config, prior map[string]tftypes.Value, shape *xmlschema.Shape, changing bool) (map[string]tftypes.Value, *xmlschema.Shape)
 	ShapeOf(config map[string]tftypes.Value) *xmlschema.Shape
 	Validate(vals map[string]tftypes.Value) error
 }

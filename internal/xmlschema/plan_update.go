@@ -25,12 +25,17 @@ import "github.com/hashicorp/terraform-plugin-go/tftypes"
 // with false and, when anything differs from the prior state, again with
 // true): only then does a computed attribute without a value, or a volatile
 // one, become unknown, so an unchanged resource plans no diff.
-func (m *Model[T]) PlanUpdate(config, prior map[string]tftypes.Value, shape *Shape, changing bool) map[string]tftypes.Value {
+//
+// It also returns the shape of the configuration aligned with the planned
+// value (a list planned in the prior order has its element shapes in that
+// order): the record to keep for the next plan.
+func (m *Model[T]) PlanUpdate(config, prior map[string]tftypes.Value, shape *Shape, changing bool) (map[string]tftypes.Value, *Shape) {
 	return m.root.planUpdateAttrs(config, prior, shape, changing)
 }
 
-func (n *node) planUpdateAttrs(config, prior map[string]tftypes.Value, shape *Shape, changing bool) map[string]tftypes.Value {
+func (n *node) planUpdateAttrs(config, prior map[string]tftypes.Value, shape *Shape, changing bool) (map[string]tftypes.Value, *Shape) {
 	out := make(map[string]tftypes.Value, len(n.children))
+	rec := &Shape{attrs: map[string]*Shape{}}
 	for _, c := range n.children {
 		cv, ok := config[c.name]
 		if !ok {
@@ -40,7 +45,11 @@ func (n *node) planUpdateAttrs(config, prior map[string]tftypes.Value, shape *Sh
 		if !ok {
 			pv = c.null()
 		}
-		out[c.name] = c.planUpdate(cv, pv, shape.Managed(c.name), shape.Attr(c.name), changing)
+		v, cs := c.planUpdate(cv, pv, shape.Managed(c.name), shape.Attr(c.name), changing)
+		out[c.name] = v
+		if cs != nil {
+			rec.attrs[c.name] = cs
+		}
 	}
 	for _, c := range n.children {
 		if c.unit == nil {
@@ -57,75 +66,96 @@ func (n *node) planUpdateAttrs(config, prior map[string]tftypes.Value, shape *Sh
 		}
 	}
 	n.planChoices(config, prior, out)
-	return out
+	return out, rec
 }
 
-func (n *node) planUpdate(config, prior tftypes.Value, managed bool, shape *Shape, changing bool) tftypes.Value {
+func (n *node) planUpdate(config, prior tftypes.Value, managed bool, shape *Shape, changing bool) (tftypes.Value, *Shape) {
 	if !config.IsKnown() {
-		return config
+		return config, shapeAll
 	}
 	if config.IsNull() {
 		switch {
 		case n.computed:
 			if changing && (prior.IsNull() || !prior.IsKnown() || n.volatile) {
-				return tftypes.NewValue(n.tfType, tftypes.UnknownValue)
+				return tftypes.NewValue(n.tfType, tftypes.UnknownValue), nil
 			}
-			return prior
+			return prior, nil
 		case managed:
-			return n.null()
+			return n.null(), nil
 		}
-		return prior
+		return prior, nil
 	}
 	if prior.IsNull() || !prior.IsKnown() {
-		return n.planComputed(config, config)
+		return n.planComputed(config, config), n.shapeOf(config)
 	}
 	switch n.kind {
 	case kindString, kindInt:
 		if leafEqual(config, prior) || n.sameMachine(config, prior) || n.sameWord(config, prior) {
-			return prior
+			return prior, leafShape
 		}
-		return config
+		return config, leafShape
 	case kindObject:
 		var ca, pa map[string]tftypes.Value
 		_ = config.As(&ca)
 		_ = prior.As(&pa)
-		return tftypes.NewValue(n.tfType, n.planUpdateAttrs(ca, pa, shape, changing))
+		v, rec := n.planUpdateAttrs(ca, pa, shape, changing)
+		return tftypes.NewValue(n.tfType, v), rec
 	case kindList:
 		return n.planUpdateList(config, prior, shape, changing)
 	}
-	return config
+	return config, leafShape
 }
 
 // planUpdateList plans the configuration's elements, each merged with the
 // prior element it matches.
-func (n *node) planUpdateList(config, prior tftypes.Value, shape *Shape, changing bool) tftypes.Value {
+func (n *node) planUpdateList(config, prior tftypes.Value, shape *Shape, changing bool) (tftypes.Value, *Shape) {
 	var ce, pe []tftypes.Value
 	_ = config.As(&ce)
 	_ = prior.As(&pe)
 	match := n.matchElements(ce, pe)
 	et := n.tfType.(tftypes.List).ElementType
 	out := make([]tftypes.Value, len(ce))
+	recs := make([]*Shape, len(ce))
 	same := len(ce) == len(pe) // every element equal to the prior one it matched
 	for i, c := range ce {
 		j := match[i]
 		if j < 0 || c.IsNull() || !c.IsKnown() || pe[j].IsNull() || !pe[j].IsKnown() {
 			out[i] = n.planComputedElem(c)
+			recs[i] = n.elemShape(c)
 			same = false
 			continue
 		}
 		var ca, pa map[string]tftypes.Value
 		_ = c.As(&ca)
 		_ = pe[j].As(&pa)
-		out[i] = tftypes.NewValue(et, n.planUpdateAttrs(ca, pa, shape.Elem(j), changing))
+		v, rec := n.planUpdateAttrs(ca, pa, shape.Elem(j), changing)
+		out[i], recs[i] = tftypes.NewValue(et, v), rec
 		same = same && out[i].Equal(pe[j])
 	}
 	if same {
 		// the same elements in another order: libvirt's order is kept, as
 		// Reconcile keeps it (tofu accepts the prior value for a list the
-		// configuration sets)
-		return prior
+		// configuration sets); the record follows that order
+		inPrior := make([]*Shape, len(pe))
+		for i, j := range match {
+			inPrior[j] = recs[i]
+		}
+		return prior, &Shape{elems: inPrior}
 	}
-	return tftypes.NewValue(n.tfType, out)
+	return tftypes.NewValue(n.tfType, out), &Shape{elems: recs}
+}
+
+// elemShape is the shape of one configured list element.
+func (n *node) elemShape(e tftypes.Value) *Shape {
+	switch {
+	case e.IsNull():
+		return &Shape{attrs: map[string]*Shape{}}
+	case !e.IsKnown():
+		return shapeAll
+	}
+	var a map[string]tftypes.Value
+	_ = e.As(&a)
+	return n.shapeOfAttrs(a)
 }
 
 // planComputedElem plans a new list element: computed attributes unknown.

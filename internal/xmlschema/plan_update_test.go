@@ -94,7 +94,7 @@ func TestPlanUpdateAdoptionKeepsWhatLibvirtHas(t *testing.T) {
 	m := Domain()
 	prior := domainValues(t, adoptedXML)
 	config := domainValues(t, handWrittenXML)
-	planned := m.PlanUpdate(config, prior, nil, false)
+	planned := planOf(m.PlanUpdate(config, prior, nil, false))
 	if got := changedAttrs(planned, prior); len(got) > 0 {
 		for _, k := range got {
 			diffs, _ := planned[k].Diff(prior[k])
@@ -104,7 +104,7 @@ func TestPlanUpdateAdoptionKeepsWhatLibvirtHas(t *testing.T) {
 		}
 	}
 	// the same plan from a configuration that writes libvirt's spellings
-	if got := changedAttrs(m.PlanUpdate(domainValues(t, adoptedXML), prior, nil, false), prior); len(got) > 0 {
+	if got := changedAttrs(planOf(m.PlanUpdate(domainValues(t, adoptedXML), prior, nil, false)), prior); len(got) > 0 {
 		t.Errorf("the full document plans changes of %v", got)
 	}
 }
@@ -115,7 +115,7 @@ func TestPlanUpdateDeliberateChange(t *testing.T) {
 	config := domainValues(t, handWrittenXML)
 	config["memory"] = tftypes.NewValue(tftypes.Number, 96)
 	config["title"] = tftypes.NewValue(tftypes.String, "adopted")
-	planned := m.PlanUpdate(config, prior, nil, true)
+	planned := planOf(m.PlanUpdate(config, prior, nil, true))
 	if got, want := changedAttrs(planned, prior), []string{"memory", "memory_unit", "title"}; !slices.Equal(got, want) {
 		t.Fatalf("changed %v, want %v", got, want)
 	}
@@ -145,11 +145,11 @@ func TestPlanUpdateRecordedShape(t *testing.T) {
 	config := domainValues(t, handWrittenXML)
 	config["title"] = tftypes.NewValue(tftypes.String, "adopted")
 	shape := m.ShapeOf(config)
-	prior = m.PlanUpdate(config, prior, nil, true) // as applied: the state now holds the title
+	prior = planOf(m.PlanUpdate(config, prior, nil, true)) // as applied: the state now holds the title
 
 	// the title is removed from the configuration: it was managed, so it goes
 	delete(config, "title")
-	planned := m.PlanUpdate(config, prior, shapeRoundTrip(t, shape), false)
+	planned := planOf(m.PlanUpdate(config, prior, shapeRoundTrip(t, shape), false))
 	if got := changedAttrs(planned, prior); !slices.Equal(got, []string{"title"}) || !planned["title"].IsNull() {
 		t.Errorf("removing a managed attribute plans %v (title %v), want only the title removed", got, planned["title"])
 	}
@@ -159,7 +159,7 @@ func TestPlanUpdateRecordedShape(t *testing.T) {
 	}
 
 	// without a record, the same removal keeps the value (adoption)
-	if got := changedAttrs(m.PlanUpdate(config, prior, nil, false), prior); len(got) > 0 {
+	if got := changedAttrs(planOf(m.PlanUpdate(config, prior, nil, false)), prior); len(got) > 0 {
 		t.Errorf("without a record, plans %v", got)
 	}
 
@@ -172,7 +172,7 @@ func TestPlanUpdateRecordedShapeInLists(t *testing.T) {
 	m := Domain()
 	config := domainValues(t, handWrittenXML) // vdb, vda; both with bus
 	shape := shapeRoundTrip(t, m.ShapeOf(config))
-	prior := m.PlanUpdate(config, domainValues(t, adoptedXML), nil, true)
+	prior := planOf(m.PlanUpdate(config, domainValues(t, adoptedXML), nil, true))
 
 	reordered := domainValues(t, `<domain type='qemu'>
   <name>vm</name>
@@ -185,7 +185,7 @@ func TestPlanUpdateRecordedShapeInLists(t *testing.T) {
     <interface type='network'><source network='lab'/><model type='virtio'/></interface>
   </devices>
 </domain>`)
-	doc, err := m.FromValues(m.PlanUpdate(reordered, prior, shape, true))
+	doc, err := m.FromValues(planOf(m.PlanUpdate(reordered, prior, shape, true)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestPlanUpdateChoiceSwitch(t *testing.T) {
 	prior := domainValues(t, adoptedXML)
 	config := domainValues(t, strings.Replace(handWrittenXML,
 		`<interface type='network'><source network='lab'/>`, `<interface type='bridge'><source bridge='br0'/>`, 1))
-	doc, err := m.FromValues(m.PlanUpdate(config, prior, nil, true))
+	doc, err := m.FromValues(planOf(m.PlanUpdate(config, prior, nil, true)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestPlanUpdateUnknown(t *testing.T) {
 	prior := domainValues(t, adoptedXML)
 	config := domainValues(t, handWrittenXML)
 	config["description"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
-	planned := m.PlanUpdate(config, prior, nil, true)
+	planned := planOf(m.PlanUpdate(config, prior, nil, true))
 	if planned["description"].IsKnown() {
 		t.Errorf("description planned %v, want unknown", planned["description"])
 	}
@@ -253,4 +253,41 @@ func shapeRoundTrip(t *testing.T, s *Shape) *Shape {
 		t.Fatalf("shape JSON does not round-trip: %s, then %s", b, b2)
 	}
 	return out
+}
+
+// planOf drops the record PlanUpdate returns beside the planned value.
+func planOf(v map[string]tftypes.Value, _ *Shape) map[string]tftypes.Value { return v }
+
+// The record PlanUpdate returns follows the planned order: when a reordered
+// list keeps libvirt's order, each element keeps the record of the
+// configuration element it came from.
+func TestPlanUpdateRecordFollowsThePlannedOrder(t *testing.T) {
+	m := Domain()
+	prior := domainValues(t, adoptedXML) // vda, vdb; both bus virtio
+	disks := func(vdb, vda string) map[string]tftypes.Value {
+		return domainValues(t, `<domain type='qemu'><name>vm</name><memory unit='MiB'>64</memory><vcpu>1</vcpu>
+  <os><type machine='q35'>hvm</type></os>
+  <devices>
+    <disk device='disk'><source file='/var/lib/libvirt/images/b.qcow2'/>`+vdb+`</disk>
+    <disk device='disk'><source file='/var/lib/libvirt/images/a.qcow2'/>`+vda+`</disk>
+    <interface type='network'><source network='lab'/><model type='virtio'/></interface>
+  </devices></domain>`)
+	}
+	// vdb with its bus, vda without: the same disks as libvirt's, other order
+	first, rec := m.PlanUpdate(disks(`<target dev='vdb' bus='virtio'/>`, `<target dev='vda'/>`), prior, nil, false)
+	if got := changedAttrs(first, prior); len(got) > 0 {
+		t.Fatalf("the reordered configuration plans changes of %v", got)
+	}
+	// then the bus of vdb is removed from the configuration: only vdb loses it
+	second, _ := m.PlanUpdate(disks(`<target dev='vdb'/>`, `<target dev='vda'/>`), first, shapeRoundTrip(t, rec), true)
+	doc, err := m.FromValues(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range doc.Devices.Disks {
+		want := map[string]string{"vda": "virtio", "vdb": ""}[d.Target.Dev]
+		if d.Target.Bus != want {
+			t.Errorf("%s: bus %q, want %q (vdb's bus was managed and removed, vda's never was)", d.Target.Dev, d.Target.Bus, want)
+		}
+	}
 }

@@ -96,16 +96,7 @@ func (n *node) shapeOf(v tftypes.Value) *Shape {
 		_ = v.As(&es)
 		s := &Shape{elems: make([]*Shape, len(es))}
 		for i, e := range es {
-			switch {
-			case e.IsNull():
-				s.elems[i] = &Shape{attrs: map[string]*Shape{}}
-			case !e.IsKnown():
-				s.elems[i] = shapeAll
-			default:
-				var a map[string]tftypes.Value
-				_ = e.As(&a)
-				s.elems[i] = n.shapeOfAttrs(a)
-			}
+			s.elems[i] = n.elemShape(e)
 		}
 		return s
 	}
