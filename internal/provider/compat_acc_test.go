@@ -212,3 +212,36 @@ resource "libvirt_domain" "guest" {
 		}},
 	})
 }
+
+// TestAccDomain_destroyWithoutACPIForcesOff: a running domain without ACPI
+// and without a guest agent cannot receive a shutdown request, so destroy
+// forces it off at once instead of waiting shutdown_timeout's 60 s. The
+// destroy time is printed.
+func TestAccDomain_destroyWithoutACPIForcesOff(t *testing.T) {
+	testAccPreCheck(t)
+	const name = "tfacc-noacpi"
+	removeDomainLeftovers(t, name)
+	t.Cleanup(func() { removeDomainLeftovers(t, name) })
+	tofu := tofuWorkdir(t, t.TempDir(), fmt.Sprintf(`
+resource "libvirt_domain" "vm" {
+  name        = %q
+  type        = %q
+  memory      = 64
+  memory_unit = "MiB"
+  running     = true
+  os          = { type = "hvm" }
+}
+`, name, testAccDomainType()))
+	if out, code := tofu("apply", "-input=false", "-no-color", "-auto-approve"); code != 0 {
+		t.Fatalf("apply failed (exit %d):\n%s", code, out)
+	}
+	start := time.Now()
+	if out, code := tofu("destroy", "-input=false", "-no-color", "-auto-approve"); code != 0 {
+		t.Fatalf("destroy failed (exit %d):\n%s", code, out)
+	}
+	took := time.Since(start)
+	t.Logf("destroy of a running domain without ACPI or guest agent (shutdown_timeout 60s): %s", took.Round(100*time.Millisecond))
+	if took > 20*time.Second {
+		t.Errorf("destroy took %s: a domain that cannot receive a shutdown request should be forced off at once", took)
+	}
+}

@@ -225,7 +225,7 @@ func stopDomain(ctx context.Context, l *libvirt.Libvirt, dom libvirt.Domain, tim
 	if libvirt.DomainState(state) == libvirt.DomainShutoff {
 		return nil
 	}
-	if timeout > 0 {
+	if timeout > 0 && canShutDown(l, dom, libvirt.DomainState(state)) {
 		if err := l.DomainShutdown(dom); err == nil {
 			deadline := time.Now().Add(timeout)
 			for time.Now().Before(deadline) {
@@ -271,4 +271,33 @@ func undefineDomain(l *libvirt.Libvirt, dom libvirt.Domain) error {
 		err = l.DomainUndefineFlags(dom, libvirt.DomainUndefineManagedSave|libvirt.DomainUndefineSnapshotsMetadata)
 	}
 	return err
+}
+
+// canShutDown reports whether a graceful shutdown request can reach the
+// guest at all: not while it is paused, and not without either ACPI (the
+// power button) or a QEMU guest agent channel. Otherwise waiting for it
+// only delays the forced stop by the whole timeout.
+func canShutDown(l *libvirt.Libvirt, dom libvirt.Domain, state libvirt.DomainState) bool {
+	if state == libvirt.DomainPaused || state == libvirt.DomainPmsuspended {
+		return false
+	}
+	x, err := l.DomainGetXMLDesc(dom, 0)
+	if err != nil {
+		return true // unknown: try
+	}
+	var def libvirtxml.Domain
+	if def.Unmarshal(x) != nil {
+		return true
+	}
+	if def.Features != nil && def.Features.ACPI != nil {
+		return true
+	}
+	if def.Devices != nil {
+		for _, c := range def.Devices.Channels {
+			if c.Target != nil && c.Target.VirtIO != nil && c.Target.VirtIO.Name == "org.qemu.guest_agent.0" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -103,7 +103,8 @@ func domainOwnSpec() treeresource.Spec[libvirtxml.Domain] {
 			},
 			attrShutdownTimeout: schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(defaultShutdownTimeout),
-				Description: "How long to wait for a graceful (ACPI) shutdown when stopping or deleting the domain before forcing it off, as a Go duration (\"90s\", \"5m\"). \"0s\" forces off at once. Default: \"" + defaultShutdownTimeout + "\".",
+				Description: "How long to wait for a graceful (ACPI) shutdown when stopping or deleting the domain before forcing it off, as a Go duration (\"90s\", \"5m\"). \"0s\" forces off at once. " +
+					"A domain that cannot receive the request (paused, or with neither `features.acpi` nor a QEMU guest agent channel) is forced off without waiting. Default: \"" + defaultShutdownTimeout + "\".",
 			},
 			attrRestartOnChange: schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
