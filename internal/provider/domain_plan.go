@@ -32,6 +32,9 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	warnSmallMemory(plan, &resp.Diagnostics)
+	if !req.Plan.Raw.Equal(req.State.Raw) {
+		r.warnDuplicateMACs(ctx, treeresource.ObjectAttrs(req.Config.Raw), treeresource.ObjectAttrs(req.State.Raw), &resp.Diagnostics)
+	}
 	if req.State.Raw.IsNull() || req.Plan.Raw.Equal(req.State.Raw) {
 		return
 	}

@@ -166,3 +166,46 @@ resource "libvirt_domain" "vm" {
 		},
 	})
 }
+
+// TestAccDomain_duplicateMACWarns: a MAC written in the configuration that
+// another domain of the host already has is warned about at plan, naming
+// that domain; the plan of the domain that owns it is not.
+func TestAccDomain_duplicateMACWarns(t *testing.T) {
+	testAccPreCheck(t)
+	const name, mac = "tfacc-dupmac", "52:54:00:00:0b:01"
+	removeDomainLeftovers(t, name+"-a", name+"-b")
+	t.Cleanup(func() { removeDomainLeftovers(t, name+"-a", name+"-b") })
+	domain := func(suffix string) string {
+		return fmt.Sprintf(`
+resource "libvirt_domain" %[1]q {
+  name        = "%[2]s-%[1]s"
+  type        = %[3]q
+  memory      = 64
+  memory_unit = "MiB"
+  os          = { type = "hvm" }
+  devices = {
+    interfaces = [{ mac = { address = %[4]q }, source = { user = {} } }]
+  }
+}
+`, suffix, name, testAccDomainType(), strings.ToUpper(mac))
+	}
+	dir := t.TempDir()
+	tofu := tofuWorkdir(t, dir, domain("a"))
+	if out, code := tofu("apply", "-input=false", "-no-color", "-auto-approve"); code != 0 {
+		t.Fatalf("apply failed (exit %d):\n%s", code, out)
+	}
+	if out, _ := tofu("plan", "-input=false", "-no-color"); strings.Contains(out, "MAC address already in use") {
+		t.Errorf("the owner of the MAC is warned about its own address:\n%s", out)
+	}
+	tofu = tofuWorkdir(t, dir, domain("a")+domain("b"))
+	out, code := tofu("plan", "-input=false", "-no-color")
+	if code != 0 {
+		t.Fatalf("plan failed (exit %d):\n%s", code, out)
+	}
+	if !strings.Contains(out, "MAC address already in use") || !strings.Contains(out, name+"-a") {
+		t.Errorf("no warning naming %s-a for the second domain with MAC %s:\n%s", name, mac, out)
+	}
+	if _, code := tofu("destroy", "-input=false", "-no-color", "-auto-approve"); code != 0 {
+		t.Errorf("destroy failed")
+	}
+}
