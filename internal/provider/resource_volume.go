@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"math/big"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -111,6 +113,12 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			"capacity is required unless create.content.url gives the volume its content (and size) "+
 				"or backing_store names the image an overlay takes its size from.")
 		return
+	}
+	if req.State.Raw.IsNull() {
+		r.checkContentFits(ctx, treeresource.ObjectAttrs(req.Plan.Raw), &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
 	}
 	plan := r.PlanUpdate(req, &resp.RequiresReplace)
 	if plan == nil {
@@ -458,4 +466,36 @@ func sizeBytes(attrs map[string]tftypes.Value, name string) (uint64, bool) {
 		return 0, false
 	}
 	return n.Uint64(), true
+}
+
+// checkContentFits refuses at plan a new volume whose content, a file on
+// this machine, is larger than the pool's free space. (Content from a URL is
+// checked against its Content-Length before anything is created or streamed.)
+func (r *volumeResource) checkContentFits(ctx context.Context, plan map[string]tftypes.Value, diags *diag.Diagnostics) {
+	url := contentURL(plan)
+	poolName, ok := treeresource.String(plan, "pool")
+	if url == "" || !ok || r.Client() == nil {
+		return
+	}
+	file := strings.TrimPrefix(url, "file://")
+	if strings.Contains(file, "://") {
+		return
+	}
+	info, err := os.Stat(file)
+	if err != nil || !info.Mode().IsRegular() {
+		return // reported, with the reason, by apply
+	}
+	var free uint64
+	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
+		pool, err := l.StoragePoolLookupByName(poolName)
+		if err != nil {
+			return err
+		}
+		_, _, _, free, err = l.StoragePoolGetInfo(pool)
+		return err
+	})
+	if err == nil && uint64(info.Size()) > free {
+		diags.AddAttributeError(path.Root("create").AtName("content").AtName("url"), "Content larger than the pool's free space",
+			fmt.Sprintf("%s is %s but pool %q has %s free.", file, storage.HumanBytes(uint64(info.Size())), poolName, storage.HumanBytes(free)))
+	}
 }

@@ -69,6 +69,13 @@ func CreateVolume(ctx context.Context, l *libvirt.Libvirt, locks *PoolLocks, req
 		return libvirt.StorageVol{}, fmt.Errorf("writing volume XML: %w", err)
 	}
 
+	// content that cannot fit fails before anything is created or streamed
+	if src.Size > 0 {
+		if _, _, _, free, err := l.StoragePoolGetInfo(req.Pool); err == nil && uint64(src.Size) > free {
+			return libvirt.StorageVol{}, src.errorf("the content is %s but pool %q has %s free; nothing was created", HumanBytes(uint64(src.Size)), req.Pool.Name, HumanBytes(free))
+		}
+	}
+
 	unlock := locks.Lock(req.LockKey)
 	vol, err := l.StorageVolCreateXML(req.Pool, xml, 0)
 	unlock()
@@ -166,4 +173,18 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 		c.err = c.ctx.Err()
 	}
 	return n, err
+}
+
+// HumanBytes writes a byte count the way people read it: "235.0 GiB (252329328640 bytes)".
+func HumanBytes(n uint64) string {
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	f, i := float64(n)/1024, 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.1f %s (%d bytes)", f, units[i], n)
 }
