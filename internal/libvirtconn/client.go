@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -137,7 +138,7 @@ func (c *Client) connectLocked(ctx context.Context, wait bool) (*libvirt.Libvirt
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("connecting to libvirt at %s: %w", c.ep.Raw, err)
 		}
-		l, err := c.open()
+		l, err := c.open(ctx)
 		if err == nil {
 			c.virt = l
 			return l, nil
@@ -157,23 +158,56 @@ func (c *Client) connectLocked(ctx context.Context, wait bool) (*libvirt.Libvirt
 // errors of the RPC handshake that follows.
 type recordingDialer struct {
 	socket.Dialer
+	mu   sync.Mutex // conn is also closed from the handshake watchdog
 	conn net.Conn
 	err  error
 }
 
+// closeConn closes the dialled connection, if any.
+func (r *recordingDialer) closeConn() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.conn != nil {
+		r.conn.Close()
+	}
+}
+
 func (r *recordingDialer) Dial() (net.Conn, error) {
 	conn, err := r.Dialer.Dial()
+	r.mu.Lock()
 	r.conn, r.err = conn, err
+	r.mu.Unlock()
 	if err != nil {
 		return conn, err
 	}
 	return maybeCount(conn), nil
 }
 
-func (c *Client) open() (*libvirt.Libvirt, error) {
+// handshakeTimeout bounds the RPC handshake after the dial (ConnectOpen and
+// the calls before it): a peer that accepts the connection and then never
+// answers (a frozen relay, a hung daemon) fails the open instead of hanging
+// the plan.
+var handshakeTimeout = 30 * time.Second
+
+func (c *Client) open(ctx context.Context) (*libvirt.Libvirt, error) {
 	d := &recordingDialer{Dialer: c.dial()}
 	l := libvirt.NewWithDialer(d)
+	// closing the transport unblocks the handshake: on timeout or cancellation
+	var timedOut atomic.Bool
+	watchdog := time.AfterFunc(handshakeTimeout, func() {
+		timedOut.Store(true)
+		d.closeConn()
+	})
+	stopCancel := context.AfterFunc(ctx, d.closeConn)
 	err := l.ConnectToURI(libvirt.ConnectURI(c.ep.Name))
+	watchdog.Stop()
+	stopCancel()
+	if err != nil && timedOut.Load() {
+		return nil, fmt.Errorf("connecting to libvirt at %s: the connection opened but libvirtd did not answer the handshake within %s (a stalled network path or a hung daemon)", c.ep.Raw, handshakeTimeout)
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("connecting to libvirt at %s: %w", c.ep.Raw, ctx.Err())
+	}
 	if err == nil {
 		// go-libvirt does not close the transport when the peer went away
 		// (EOF); closing it ends the SSH client behind it too.
