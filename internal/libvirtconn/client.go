@@ -39,6 +39,13 @@ type Client struct {
 
 	mu   sync.Mutex
 	virt *libvirt.Libvirt
+	// redialErr is the failure of the last re-dial and redialAt its time:
+	// calls that queued behind it share the result instead of each waiting
+	// out its own (one redial for all waiting operations)
+	redialErr error
+	redialAt  time.Time
+
+	timing timing
 
 	// dial is replaceable in tests.
 	dial func() socket.Dialer
@@ -57,7 +64,7 @@ func New(uri string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{ep: ep}
+	c := &Client{ep: ep, timing: defaultTiming}
 	c.dial = c.dialer
 	return c, nil
 }
@@ -120,6 +127,7 @@ func (c *Client) dialer() socket.Dialer {
 // Libvirt returns the open connection, dialing it on first use and again when
 // the previous one broke.
 func (c *Client) Libvirt(ctx context.Context) (*libvirt.Libvirt, error) {
+	arrived := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.virt != nil && c.virt.IsConnected() {
@@ -127,18 +135,38 @@ func (c *Client) Libvirt(ctx context.Context) (*libvirt.Libvirt, error) {
 	}
 	// A connection that broke is re-dialled patiently (libvirtd may be
 	// restarting); the very first dial fails fast with its diagnosis.
-	return c.connectLocked(ctx, c.virt != nil)
+	return c.connectLocked(ctx, c.virt != nil, arrived)
 }
 
 // connectLocked dials a new connection; with wait it keeps retrying while
 // the daemon is (re)starting. c.mu must be held.
-func (c *Client) connectLocked(ctx context.Context, wait bool) (*libvirt.Libvirt, error) {
+//
+// A caller that queued (arrived) before a re-dial failed gets that failure
+// instead of dialing again: one re-dial serves every operation that was
+// waiting for the connection. Later callers dial afresh.
+func (c *Client) connectLocked(ctx context.Context, wait bool, arrived time.Time) (*libvirt.Libvirt, error) {
+	if wait && c.redialErr != nil && c.redialAt.After(arrived) {
+		return nil, c.redialErr
+	}
+	l, err := c.dialLocked(ctx, wait)
+	if wait && ctx.Err() == nil {
+		// (a failure of this caller's own cancellation is not shared)
+		c.redialErr, c.redialAt = err, time.Now()
+	}
+	return l, err
+}
+
+func (c *Client) dialLocked(ctx context.Context, wait bool) (*libvirt.Libvirt, error) {
 	deadline := time.Now().Add(reconnectWait)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("connecting to libvirt at %s: %w", c.ep.Raw, err)
 		}
-		l, err := c.open(ctx)
+		limit := c.timing.handshake
+		if wait {
+			limit = c.timing.redialHandshake
+		}
+		l, err := c.open(ctx, limit)
 		if err == nil {
 			c.virt = l
 			return l, nil
@@ -159,8 +187,11 @@ func (c *Client) connectLocked(ctx context.Context, wait bool) (*libvirt.Libvirt
 type recordingDialer struct {
 	socket.Dialer
 	mu   sync.Mutex // conn is also closed from the handshake watchdog
-	conn net.Conn
+	conn net.Conn   // what go-libvirt uses (with keepalive)
+	raw  net.Conn   // the dialer's connection, for diagnosis
 	err  error
+
+	timing timing
 }
 
 // closeConn closes the dialled connection, if any.
@@ -175,26 +206,47 @@ func (r *recordingDialer) closeConn() {
 func (r *recordingDialer) Dial() (net.Conn, error) {
 	conn, err := r.Dialer.Dial()
 	r.mu.Lock()
-	r.conn, r.err = conn, err
+	r.conn, r.raw, r.err = conn, conn, err
 	r.mu.Unlock()
 	if err != nil {
 		return conn, err
 	}
-	return maybeCount(conn), nil
+	ka := withKeepalive(maybeCount(conn), r.timing.keepaliveInterval, r.timing.keepaliveCount)
+	r.mu.Lock()
+	r.conn = ka
+	r.mu.Unlock()
+	return ka, nil
 }
 
-// handshakeTimeout bounds the RPC handshake after the dial (ConnectOpen and
-// the calls before it): a peer that accepts the connection and then never
-// answers (a frozen relay, a hung daemon) fails the open instead of hanging
-// the plan.
-var handshakeTimeout = 30 * time.Second
+// timing holds the connection's deadlines (defaultTiming; tests shorten them).
+type timing struct {
+	// handshake bounds the RPC handshake after the dial (ConnectOpen and the
+	// calls before it): a peer that accepts the connection and then never
+	// answers (a frozen relay, a hung daemon) fails the open instead of
+	// hanging the plan.
+	handshake time.Duration
+	// redialHandshake bounds the handshake of a re-dial after a connection
+	// broke: the path already failed once, and the waiting calls should fail
+	// within seconds rather than wait a full first-dial timeout.
+	redialHandshake time.Duration
+	// keepaliveInterval and keepaliveCount: see keepalive.go.
+	keepaliveInterval time.Duration
+	keepaliveCount    int
+}
 
-func (c *Client) open(ctx context.Context) (*libvirt.Libvirt, error) {
-	d := &recordingDialer{Dialer: c.dial()}
+var defaultTiming = timing{
+	handshake:         30 * time.Second,
+	redialHandshake:   10 * time.Second,
+	keepaliveInterval: 5 * time.Second,
+	keepaliveCount:    3,
+}
+
+func (c *Client) open(ctx context.Context, limit time.Duration) (*libvirt.Libvirt, error) {
+	d := &recordingDialer{Dialer: c.dial(), timing: c.timing}
 	l := libvirt.NewWithDialer(d)
 	// closing the transport unblocks the handshake: on timeout or cancellation
 	var timedOut atomic.Bool
-	watchdog := time.AfterFunc(handshakeTimeout, func() {
+	watchdog := time.AfterFunc(limit, func() {
 		timedOut.Store(true)
 		d.closeConn()
 	})
@@ -203,7 +255,7 @@ func (c *Client) open(ctx context.Context) (*libvirt.Libvirt, error) {
 	watchdog.Stop()
 	stopCancel()
 	if err != nil && timedOut.Load() {
-		return nil, fmt.Errorf("connecting to libvirt at %s: the connection opened but libvirtd did not answer the handshake within %s (a stalled network path or a hung daemon)", c.ep.Raw, handshakeTimeout)
+		return nil, fmt.Errorf("connecting to libvirt at %s: the connection opened but libvirtd did not answer the handshake within %s (a stalled network path or a hung daemon)", c.ep.Raw, limit)
 	}
 	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("connecting to libvirt at %s: %w", c.ep.Raw, ctx.Err())
@@ -224,7 +276,7 @@ func (c *Client) open(ctx context.Context) (*libvirt.Libvirt, error) {
 		return nil, fmt.Errorf("connecting to libvirt at %s: %w", c.ep.Raw, d.err)
 	}
 	var le libvirt.Error
-	if cc, ok := d.conn.(*sshCommandConn); ok && !errors.As(err, &le) {
+	if cc, ok := d.raw.(*sshCommandConn); ok && !errors.As(err, &le) {
 		return nil, fmt.Errorf("connecting to libvirt at %s: %s: %w", c.ep.Raw, cc.diagnose(), openError(c.ep.Name, err))
 	}
 	return nil, fmt.Errorf("connecting to libvirt at %s: %w", c.ep.Raw, openError(c.ep.Name, err))
@@ -259,6 +311,7 @@ func (c *Client) Do(ctx context.Context, op func(*libvirt.Libvirt) error) error 
 
 // reconnect replaces broken (unless another goroutine already did).
 func (c *Client) reconnect(ctx context.Context, broken *libvirt.Libvirt) (*libvirt.Libvirt, error) {
+	arrived := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.virt != nil && c.virt != broken && c.virt.IsConnected() {
@@ -268,7 +321,7 @@ func (c *Client) reconnect(ctx context.Context, broken *libvirt.Libvirt) (*libvi
 		// The transport failed but go-libvirt has not closed it yet.
 		_ = broken.Disconnect()
 	}
-	return c.connectLocked(ctx, true)
+	return c.connectLocked(ctx, true, arrived)
 }
 
 // Close ends the connection (a later call dials again).

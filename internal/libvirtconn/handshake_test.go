@@ -38,13 +38,11 @@ func blackHole(t *testing.T) string {
 // A peer that accepts and never answers fails the open within the
 // handshake timeout, with a message saying so.
 func TestHandshakeTimeout(t *testing.T) {
-	old := handshakeTimeout
-	handshakeTimeout = 2 * time.Second
-	t.Cleanup(func() { handshakeTimeout = old })
 	c, err := New("qemu+tcp://" + blackHole(t) + "/system")
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.timing.handshake = 2 * time.Second
 	start := time.Now()
 	_, err = c.Libvirt(context.Background())
 	took := time.Since(start)
