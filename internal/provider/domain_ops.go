@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net"
@@ -161,6 +162,13 @@ func fillDiskFormats(l *libvirt.Libvirt, doc *libvirtxml.Domain) error {
 // schema) and starts it when asked. A failed start undefines what was
 // defined, so nothing is left behind.
 func (r *domainResource) defineAndStart(ctx context.Context, doc *libvirtxml.Domain, opts domainOptions) (libvirt.Domain, error) {
+	// The UUID is chosen here, not by libvirt: when the connection breaks
+	// and Do runs this again on a new one, defining the same name and UUID
+	// again is a no-op redefinition instead of "already exists", and a start
+	// that had already happened is recognised below.
+	if doc.UUID == "" {
+		doc.UUID = newUUID()
+	}
 	var dom libvirt.Domain
 	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		if err := fillDiskFormats(l, doc); err != nil {
@@ -172,6 +180,13 @@ func (r *domainResource) defineAndStart(ctx context.Context, doc *libvirtxml.Dom
 		}
 		dom, err = l.DomainDefineXMLFlags(xml, libvirt.DomainDefineValidate)
 		if err != nil {
+			if other, lerr := l.DomainLookupByName(doc.Name); lerr == nil && treeresource.UUIDString(other.UUID) != doc.UUID {
+				u := treeresource.UUIDString(other.UUID)
+				return fmt.Errorf("defining domain: a domain named %q already exists (UUID %s) and is not in this state; "+
+					"an earlier apply may have been interrupted after creating it. Adopt it with an import block "+
+					"(to = <this resource>, id = %q), or remove it: virsh destroy %s; virsh undefine %s --nvram: %w",
+					doc.Name, u, u, doc.Name, doc.Name, err)
+			}
 			return fmt.Errorf("defining domain: %w", err)
 		}
 		if opts.autostart {
@@ -210,9 +225,23 @@ func startDomain(l *libvirt.Libvirt, dom libvirt.Domain, opts domainOptions) err
 		flags |= uint32(libvirt.DomainStartValidate)
 	}
 	if _, err := l.DomainCreateWithFlags(dom, flags); err != nil {
+		// started already (by the first run of an operation that the
+		// connection broke under, or by someone else): what was asked for
+		if active, aerr := domainActive(l, dom); aerr == nil && active {
+			return nil
+		}
 		return fmt.Errorf("starting domain: %w", err)
 	}
 	return nil
+}
+
+// newUUID returns a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // stopDomain asks the guest to shut down (ACPI) and forces it off when it

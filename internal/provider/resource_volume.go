@@ -184,6 +184,17 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		resp.Diagnostics.AddAttributeError(path.Root("pool"), "Cannot find storage pool", fmt.Sprintf("pool %q: %v", poolName, err))
 		return
 	}
+	// A volume of this name that is not in state is not taken over: it may
+	// be the half-written leftover of an interrupted apply. Knowing that it
+	// did not exist before is also what lets a create whose answer the
+	// connection lost find out whether it happened.
+	if exists, _ := volumeExists(ctx, r.Client(), poolName, doc.Name); exists {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Volume already exists",
+			fmt.Sprintf("Pool %q already has a volume %q that is not in this state; an earlier apply may have been interrupted while writing it, "+
+				"so its content is not trusted. If it is complete and yours, adopt it with an import block (id = \"%s/%s\"); "+
+				"otherwise delete it: virsh vol-delete --pool %s %s", poolName, doc.Name, poolName, doc.Name, poolName, doc.Name))
+		return
+	}
 	var vol libvirt.StorageVol
 	if url != "" {
 		src, err := storage.Open(ctx, url)
@@ -197,7 +208,17 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			Pool: pool, LockKey: lockKey, Def: doc, Capacity: capacity,
 		}, src)
 		if err != nil {
-			resp.Diagnostics.AddError("Cannot create volume from content", err.Error())
+			// CreateVolume deletes what it made, but not through a broken
+			// connection: a half-written volume is removed on a new one
+			msg := err.Error()
+			if !l.IsConnected() { // else CreateVolume cleaned up on this connection itself
+				if removed, rerr := removeVolumeIfPresent(ctx, r.Client(), poolName, doc.Name, lockKey); removed {
+					msg += "; the incomplete volume was deleted on a new connection"
+				} else if rerr != nil {
+					msg += fmt.Sprintf("; an incomplete volume may remain: virsh vol-delete --pool %s %s (%v)", poolName, doc.Name, rerr)
+				}
+			}
+			resp.Diagnostics.AddError("Cannot create volume from content", msg)
 			return
 		}
 	} else {
@@ -209,6 +230,13 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		unlock := storageLocks.Lock(lockKey)
 		vol, err = l.StorageVolCreateXML(pool, xml, 0)
 		unlock()
+		if err != nil && !l.IsConnected() {
+			// the answer was lost with the connection: the volume did not
+			// exist before, so if it exists now this call made it
+			if found, lerr := lookupVolume(ctx, r.Client(), poolName, doc.Name); lerr == nil {
+				vol, err = found, nil
+			}
+		}
 		if err != nil {
 			resp.Diagnostics.AddError("Cannot create volume", fmt.Sprintf("creating volume %q in pool %q: %v", doc.Name, poolName, err))
 			return
@@ -498,4 +526,50 @@ func (r *volumeResource) checkContentFits(ctx context.Context, plan map[string]t
 		diags.AddAttributeError(path.Root("create").AtName("content").AtName("url"), "Content larger than the pool's free space",
 			fmt.Sprintf("%s is %s but pool %q has %s free.", file, storage.HumanBytes(uint64(info.Size())), poolName, storage.HumanBytes(free)))
 	}
+}
+
+// lookupVolume finds a volume by pool and name (re-dialling if needed).
+func lookupVolume(ctx context.Context, c *libvirtconn.Client, poolName, name string) (libvirt.StorageVol, error) {
+	var vol libvirt.StorageVol
+	err := c.Do(ctx, func(l *libvirt.Libvirt) error {
+		pool, err := l.StoragePoolLookupByName(poolName)
+		if err != nil {
+			return err
+		}
+		vol, err = l.StorageVolLookupByName(pool, name)
+		return err
+	})
+	return vol, err
+}
+
+// volumeExists reports whether the pool has a volume of that name.
+func volumeExists(ctx context.Context, c *libvirtconn.Client, poolName, name string) (bool, error) {
+	_, err := lookupVolume(ctx, c, poolName, name)
+	if err == nil {
+		return true, nil
+	}
+	if libvirtconn.IsNotFound(err) {
+		return false, nil
+	}
+	return false, err
+}
+
+// removeVolumeIfPresent deletes the named volume after a failed create.
+func removeVolumeIfPresent(ctx context.Context, c *libvirtconn.Client, poolName, name, lockKey string) (bool, error) {
+	vol, err := lookupVolume(ctx, c, poolName, name)
+	if libvirtconn.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	err = c.Do(ctx, func(l *libvirt.Libvirt) error {
+		unlock := storageLocks.Lock(lockKey)
+		defer unlock()
+		return l.StorageVolDelete(vol, 0)
+	})
+	if err != nil && !libvirtconn.IsNotFound(err) {
+		return false, err
+	}
+	return true, nil
 }
