@@ -5,9 +5,9 @@ provider "registry.opentofu.org/virtxml/libvirt" {
   version     = "0.1.0"
   constraints = ">= 0.1.0, ~> 0.1"
   hashes = [
-    "h1:L+oT0BBiGLXfu+UoWrxWYcK1q0/+lPKDiBvOSAHSAi0=",
-    "h1:PdRJm2KehshvN4EQlEW/pDm8DsgxlaM6D1YDa1ESPX8=",
-    "h1:siAgnPSt/AaZIh72wdhgB4qKOUZjJ8voiWs4JHzvL/0=",
-    "h1:uf5A32IBvnB6tsOQgMr8KbdvVwAvHE6SJ43jnPuA68g=",
+    "h1:7FkarNefaQf1bZ7WDQZZCXZZDr27ibL1rJ7dJ89BUvo=",
+    "h1:MT7Lu3zZyXIpQaxOO+Snaltw8EZlDX02B2o4LbcBaH4=",
+    "h1:aKdKCzurfSvt12M+PPeagoWNSmi4aXimeD4PqXfEvGw=",
+    "h1:o7URNyJgQ8+JOU2KPtmAEqxLSd7nWnGVt+eZqdURob8=",
   ]
 }
