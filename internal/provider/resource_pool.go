@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -105,9 +106,30 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 		treeresource.AddConversionError(&resp.Diagnostics, "Invalid pool definition", err)
 		return
 	}
+	// The UUID is chosen here: when the connection breaks and Do runs the
+	// steps again, defining the same name and UUID again is harmless.
+	if doc.UUID == "" {
+		doc.UUID = newUUID()
+	}
 	xml, err := doc.Marshal()
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot write pool XML", err.Error())
+		return
+	}
+	// a pool of this name that is not ours: never redefine it
+	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
+		existing, err := l.StoragePoolLookupByName(doc.Name)
+		if err == nil {
+			return fmt.Errorf("a pool named %q already exists (UUID %s) and is not in this state; adopt it with an import block (id = %q), "+
+				"or remove it: virsh pool-destroy %s; virsh pool-undefine %s", doc.Name, treeresource.UUIDString(existing.UUID), doc.Name, doc.Name, doc.Name)
+		}
+		if libvirtconn.IsNotFound(err) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create pool", err.Error())
 		return
 	}
 	autostart, _ := treeresource.Bool(plan, "autostart")
@@ -135,8 +157,11 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 			built = true
 		}
 		if steps.start {
-			if err := l.StoragePoolCreate(pool, 0); err != nil {
-				return undo("starting", err)
+			// started already by a first run that the connection broke under
+			if active, err := l.StoragePoolIsActive(pool); err != nil || active != 1 {
+				if err := l.StoragePoolCreate(pool, 0); err != nil {
+					return undo("starting", err)
+				}
 			}
 		}
 		if autostart {
