@@ -5,9 +5,9 @@ provider "registry.opentofu.org/virtxml/libvirt" {
   version     = "0.1.0"
   constraints = ">= 0.1.0, ~> 0.1"
   hashes = [
-    "h1:7FkarNefaQf1bZ7WDQZZCXZZDr27ibL1rJ7dJ89BUvo=",
-    "h1:MT7Lu3zZyXIpQaxOO+Snaltw8EZlDX02B2o4LbcBaH4=",
-    "h1:aKdKCzurfSvt12M+PPeagoWNSmi4aXimeD4PqXfEvGw=",
-    "h1:o7URNyJgQ8+JOU2KPtmAEqxLSd7nWnGVt+eZqdURob8=",
+    "h1:/0TQBIPDwKouvXG2Z3q7ml3EHZEzil3pWgkgeTQ9TMY=",
+    "h1:GPwXIA8oBg6jnCSLCg2oSgHQAlpdEYIuzFNNhba6rMY=",
+    "h1:I8LhufbEh8vK5Jjvyvr5lQ5DYyA65rWK+jhx5FkV3QM=",
+    "h1:ssi5N5UUwTtGebJ33I83118k6ea16zjVROQeLPzVkzg=",
   ]
 }
