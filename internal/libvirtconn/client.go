@@ -49,6 +49,10 @@ type Client struct {
 
 	// dial is replaceable in tests.
 	dial func() socket.Dialer
+
+	// transports maps each open connection to its transport, so that a
+	// cancelled operation can close it (AbortOnDone)
+	transports sync.Map // *libvirt.Libvirt -> net.Conn
 }
 
 // Warning is a condition the user should see on every run (for example host
@@ -194,6 +198,13 @@ type recordingDialer struct {
 	timing timing
 }
 
+// currentConn is the dialled connection (nil before the dial).
+func (r *recordingDialer) currentConn() net.Conn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.conn
+}
+
 // closeConn closes the dialled connection, if any.
 func (r *recordingDialer) closeConn() {
 	r.mu.Lock()
@@ -235,7 +246,7 @@ type timing struct {
 }
 
 var defaultTiming = timing{
-	handshake:         30 * time.Second,
+	handshake:         20 * time.Second,
 	redialHandshake:   10 * time.Second,
 	keepaliveInterval: 5 * time.Second,
 	keepaliveCount:    3,
@@ -254,6 +265,10 @@ func (c *Client) open(ctx context.Context, limit time.Duration) (*libvirt.Libvir
 	err := l.ConnectToURI(libvirt.ConnectURI(c.ep.Name))
 	watchdog.Stop()
 	stopCancel()
+	if ka, ok := d.currentConn().(*keepaliveConn); ok && err != nil && ka.PeerDead() {
+		timedOut.Store(true)
+		limit = time.Duration(ka.count) * ka.interval
+	}
 	if err != nil && timedOut.Load() {
 		return nil, fmt.Errorf("connecting to libvirt at %s: the connection opened but libvirtd did not answer the handshake within %s (a stalled network path or a hung daemon)", c.ep.Raw, limit)
 	}
@@ -263,9 +278,11 @@ func (c *Client) open(ctx context.Context, limit time.Duration) (*libvirt.Libvir
 	if err == nil {
 		// go-libvirt does not close the transport when the peer went away
 		// (EOF); closing it ends the SSH client behind it too.
+		c.transports.Store(l, d.conn)
 		go func() {
 			<-l.Disconnected()
 			d.conn.Close()
+			c.transports.Delete(l)
 		}()
 		return l, nil
 	}
@@ -290,14 +307,24 @@ func (c *Client) open(ctx context.Context, limit time.Duration) (*libvirt.Libvir
 // op may therefore run twice when the connection broke during it: the
 // first run's effect (e.g. a define that reached libvirtd just before it
 // died) may exist, so ops that create objects should tolerate finding them.
+//
+// When ctx ends while op waits (SIGINT: tofu stops the provider, which
+// cancels every request; or a resource timeout), the connection is closed so
+// that op returns at once instead of waiting for a peer that may never
+// answer, and op is not run again.
 func (c *Client) Do(ctx context.Context, op func(*libvirt.Libvirt) error) error {
 	l, err := c.Libvirt(ctx)
 	if err != nil {
 		return err
 	}
+	stop := c.AbortOnDone(ctx, l)
 	err = op(l)
+	stop()
 	if err == nil {
 		return nil
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w (%v)", WrapError(err), ctx.Err())
 	}
 	if !connectionBroke(l, err) {
 		return WrapError(err)
@@ -369,4 +396,16 @@ func transportError(err error) bool {
 func daemonStarting(err error) bool {
 	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// AbortOnDone closes l's transport when ctx ends before the returned stop
+// is called: calls blocked on l (a stream on a frozen path) then fail at
+// once. Other operations on l fail with a transport error and re-dial.
+func (c *Client) AbortOnDone(ctx context.Context, l *libvirt.Libvirt) (stop func()) {
+	cancel := context.AfterFunc(ctx, func() {
+		if t, ok := c.transports.Load(l); ok {
+			t.(net.Conn).Close()
+		}
+	})
+	return func() { cancel() }
 }

@@ -4,6 +4,7 @@ package provider
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -237,4 +238,232 @@ resource "libvirt_volume" "v" {
 	if out, code := tofu("destroy", "-input=false", "-no-color", "-auto-approve"); code != 0 {
 		t.Errorf("destroy failed:\n%s", out)
 	}
+}
+
+// faultRelay forwards TCP connections to libvirtd's local socket and can be
+// frozen (bytes stop both ways, connections stay open), like a SIGSTOPped
+// socat relay.
+type faultRelay struct {
+	ln     net.Listener
+	mu     sync.Mutex
+	cond   *sync.Cond
+	frozen bool
+}
+
+func newFaultRelay(t *testing.T) *faultRelay {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &faultRelay{ln: ln}
+	r.cond = sync.NewCond(&r.mu)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("unix", "/var/run/libvirt/libvirt-sock")
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go r.pipe(c, up)
+			go r.pipe(up, c)
+		}
+	}()
+	t.Cleanup(func() { r.set(false); ln.Close() })
+	return r
+}
+
+func (r *faultRelay) pipe(dst, src net.Conn) {
+	defer dst.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		r.mu.Lock()
+		for r.frozen {
+			r.cond.Wait()
+		}
+		r.mu.Unlock()
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (r *faultRelay) set(frozen bool) {
+	r.mu.Lock()
+	r.frozen = frozen
+	r.cond.Broadcast()
+	r.mu.Unlock()
+}
+
+// slowImage serves size bytes at about 8 MiB/s.
+func slowImage(t *testing.T, size int) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		chunk := make([]byte, 1<<20)
+		for sent := 0; sent < size; sent += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			time.Sleep(125 * time.Millisecond)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// startTofu runs tofu in the background and returns a wait function with
+// its exit code and output.
+func startTofu(t *testing.T, dir string, args ...string) (*exec.Cmd, func() (int, string)) {
+	t.Helper()
+	cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), args...)
+	cmd.Dir = filepath.Join(dir, "work")
+	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+filepath.Join(dir, "cli.tfrc"), "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, func() (int, string) {
+		err := cmd.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return code, out.String()
+	}
+}
+
+// waitVolume waits until the named volume exists (the upload has begun).
+func waitVolume(t *testing.T, pool, name string) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if _, err := virsh("vol-info", "--pool", pool, name); err == nil {
+			time.Sleep(time.Second)
+			return
+		}
+	}
+	t.Fatalf("volume %s never appeared", name)
+}
+
+// TestFault_frozenPathAndInterrupt runs tofu against libvirtd through a relay
+// that freezes, and interrupts it:
+//   - frozen before plan: the plan fails (handshake deadline);
+//   - frozen during an upload: the apply fails (keepalive);
+//   - SIGINT during an upload on a healthy path: tofu exits promptly and the
+//     half-written volume is deleted;
+//   - SIGINT during an upload on a frozen path: tofu exits promptly.
+func TestFault_frozenPathAndInterrupt(t *testing.T) {
+	testAccPreCheck(t)
+	pool := testAccPool()
+	const name = "tfflt-frozen.img"
+	_, _ = virsh("vol-delete", "--pool", pool, name)
+	t.Cleanup(func() { _, _ = virsh("vol-delete", "--pool", pool, name) })
+	relay := newFaultRelay(t)
+	img := slowImage(t, 64<<20)
+	dir := t.TempDir()
+	tofuWorkdir(t, dir, fmt.Sprintf(`
+terraform {
+  required_providers {
+    libvirt = { source = "virtxml/libvirt" }
+  }
+}
+
+provider "libvirt" {
+  uri = "qemu+tcp://%[1]s/system"
+}
+
+resource "libvirt_volume" "small" {
+  name     = "tfflt-frozen-small.img"
+  pool     = %[3]q
+  capacity = 1048576
+}
+
+resource "libvirt_volume" "v" {
+  name   = %[2]q
+  pool   = %[3]q
+  create = { content = { url = "%[4]s/image.raw" } }
+}
+`, relay.ln.Addr(), name, pool, img.URL))
+	t.Cleanup(func() { _, _ = virsh("vol-delete", "--pool", pool, "tfflt-frozen-small.img") })
+	_, wait := startTofu(t, dir, "apply", "-input=false", "-no-color", "-auto-approve", "-target=libvirt_volume.small")
+	if code, out := wait(); code != 0 {
+		t.Fatalf("applying the small volume (exit %d):\n%s", code, out)
+	}
+
+	// 1. frozen before plan: the refresh of the small volume needs libvirtd
+	relay.set(true)
+	start := time.Now()
+	_, wait = startTofu(t, dir, "plan", "-input=false", "-no-color")
+	code, out := wait()
+	took := time.Since(start)
+	relay.set(false)
+	if code == 0 || took > 30*time.Second || !strings.Contains(out, "did not answer the handshake") {
+		t.Errorf("plan through a frozen path: exit %d after %s, want an error within 30 s naming the handshake:\n%s", code, took, out)
+	}
+	faultRow(t, "path frozen before plan | exit %d after %s (no answer to the handshake) | nothing | -", code, took.Round(100*time.Millisecond))
+
+	// 2. frozen during an upload
+	_, wait = startTofu(t, dir, "apply", "-input=false", "-no-color", "-auto-approve")
+	waitVolume(t, pool, name)
+	relay.set(true)
+	start = time.Now()
+	code, out = wait()
+	took = time.Since(start)
+	relay.set(false)
+	if code == 0 || took > 45*time.Second {
+		t.Errorf("apply through a path frozen during the upload: exit %d %s after the freeze, want an error within 45 s:\n%s", code, took, out)
+	}
+	_, leftErr := virsh("vol-info", "--pool", pool, name)
+	left := "nothing"
+	if leftErr == nil {
+		left = "the half-written volume (named with its vol-delete command by the next apply)"
+		_, _ = virsh("vol-delete", "--pool", pool, name)
+	}
+	faultRow(t, "path frozen during an upload | exit %d %s after the freeze (keepalive) | %s | -", code, took.Round(10*time.Millisecond), left)
+
+	// 3. SIGINT during an upload, healthy path
+	cmd, wait := startTofu(t, dir, "apply", "-input=false", "-no-color", "-auto-approve")
+	waitVolume(t, pool, name)
+	start = time.Now()
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	code, out = wait()
+	took = time.Since(start)
+	if took > 10*time.Second {
+		t.Errorf("tofu took %s to exit after SIGINT during an upload:\n%s", took, out)
+	}
+	if _, err := virsh("vol-info", "--pool", pool, name); err == nil {
+		t.Errorf("SIGINT left the half-written volume:\n%s", out)
+		_, _ = virsh("vol-delete", "--pool", pool, name)
+	}
+	faultRow(t, "SIGINT during an upload | tofu exit %d %s after SIGINT | nothing (partial volume deleted) | -", code, took.Round(10*time.Millisecond))
+
+	// 4. SIGINT during an upload, frozen path
+	cmd, wait = startTofu(t, dir, "apply", "-input=false", "-no-color", "-auto-approve")
+	waitVolume(t, pool, name)
+	relay.set(true)
+	time.Sleep(time.Second)
+	start = time.Now()
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	code, out = wait()
+	took = time.Since(start)
+	relay.set(false)
+	if took > 10*time.Second {
+		t.Errorf("tofu took %s to exit after SIGINT on a frozen path:\n%s", took, out)
+	}
+	left = "nothing"
+	if _, err := virsh("vol-info", "--pool", pool, name); err == nil {
+		left = "the half-written volume (the path was frozen: named by the next apply)"
+	}
+	faultRow(t, "SIGINT during an upload on a frozen path | tofu exit %d %s after SIGINT | %s | -", code, took.Round(10*time.Millisecond), left)
 }

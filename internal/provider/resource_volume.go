@@ -204,15 +204,21 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 		defer src.Close()
 		capacity, _ := sizeBytes(plan, "capacity")
+		stopAbort := r.Client().AbortOnDone(ctx, l) // a cancelled upload ends at once, also on a frozen path
 		vol, err = storage.CreateVolume(ctx, l, &storageLocks, storage.VolumeRequest{
 			Pool: pool, LockKey: lockKey, Def: doc, Capacity: capacity,
 		}, src)
+		stopAbort()
 		if err != nil {
 			// CreateVolume deletes what it made, but not through a broken
 			// connection: a half-written volume is removed on a new one
 			msg := err.Error()
 			if !l.IsConnected() { // else CreateVolume cleaned up on this connection itself
-				if removed, rerr := removeVolumeIfPresent(ctx, r.Client(), poolName, doc.Name, lockKey); removed {
+				// on a context of its own (the apply's may be cancelled by SIGINT), briefly: tofu is waiting to exit
+				cleanCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+				removed, rerr := removeVolumeIfPresent(cleanCtx, r.Client(), poolName, doc.Name, lockKey)
+				cancel()
+				if removed {
 					msg += "; the incomplete volume was deleted on a new connection"
 				} else if rerr != nil {
 					msg += fmt.Sprintf("; an incomplete volume may remain: virsh vol-delete --pool %s %s (%v)", poolName, doc.Name, rerr)
