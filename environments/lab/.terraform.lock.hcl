@@ -5,9 +5,9 @@ provider "registry.opentofu.org/virtxml/libvirt" {
   version     = "0.1.0"
   constraints = ">= 0.1.0, ~> 0.1"
   hashes = [
-    "h1:/0TQBIPDwKouvXG2Z3q7ml3EHZEzil3pWgkgeTQ9TMY=",
-    "h1:GPwXIA8oBg6jnCSLCg2oSgHQAlpdEYIuzFNNhba6rMY=",
-    "h1:I8LhufbEh8vK5Jjvyvr5lQ5DYyA65rWK+jhx5FkV3QM=",
-    "h1:ssi5N5UUwTtGebJ33I83118k6ea16zjVROQeLPzVkzg=",
+    "h1:0NfFxABWYB45OmEjkLczyybH9aekP8grbosmRGe7RwM=",
+    "h1:0kxASBcHTWfT84FSaZNk0zO/OxmN+LzT9uVGfy3PZEo=",
+    "h1:P4GNPpQLykWHhh4mdlNUd2eK/ezIRuWefevSL7N3yHo=",
+    "h1:SdipemgkUn51l5xGaiy45QYsjTVjP185lPBw1XfhtU8=",
   ]
 }
