@@ -62,8 +62,8 @@ func countNamed(out, prefix string) int {
 }
 
 // TestFault_libvirtdRestartDuringApply restarts libvirtd while 10 domains
-// and 20 volumes (10 empty, 10 uploaded from a 24 MiB file) are being
-// created. The broken apply may fail, but never with a duplicate create
+// and 20 volumes (10 empty, 10 uploaded: 16 MiB served at 8 MiB/s) are
+// being created; the restart comes as soon as the first volume exists. The broken apply may fail, but never with a duplicate create
 // ("already exists"); the next apply converges with nothing imported by
 // hand, and the host holds exactly the 10 domains and 20 volumes.
 func TestFault_libvirtdRestartDuringApply(t *testing.T) {
@@ -82,10 +82,8 @@ func TestFault_libvirtdRestartDuringApply(t *testing.T) {
 	cleanup()
 	t.Cleanup(func() { startLibvirtd(t); cleanup() })
 	dir := t.TempDir()
-	content := filepath.Join(dir, "content.raw")
-	if err := os.WriteFile(content, []byte(strings.Repeat("x", 24<<20)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// uploads of 16 MiB at 8 MiB/s: the restart lands while they stream
+	content := slowImage(t, 16<<20).URL + "/image.raw"
 	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
 resource "libvirt_volume" "empty" {
   count    = 10
@@ -124,7 +122,12 @@ resource "libvirt_domain" "vm" {
 		out, code := tofu("apply", "-input=false", "-no-color", "-auto-approve", "-parallelism=20")
 		done <- result{out, code}
 	}()
-	time.Sleep(1500 * time.Millisecond)
+	// restart as soon as the creates have begun (the first volume exists)
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if out, err := virsh("vol-list", pool); err == nil && countNamed(out, prefix+"-") > 0 {
+			break
+		}
+	}
 	stopLibvirtd(t)
 	time.Sleep(2 * time.Second)
 	startLibvirtd(t)
@@ -151,7 +154,7 @@ resource "libvirt_domain" "vm" {
 		errs = append(errs, m[1])
 	}
 	t.Logf("errors of the broken apply: %q", errs)
-	faultRow(t, "libvirtd restarted during apply (10 domains, 20 volumes) | exit %d after %s, %d errors, none a duplicate create | %d domains, %d volumes beyond state | converged, plan empty",
+	faultRow(t, "libvirtd restarted as the creates begin (10 domains, 20 volumes) | exit %d after %s, %d errors, none a duplicate create | %d domains, %d volumes beyond state | converged, plan empty",
 		first.code, took.Round(100*time.Millisecond), len(errs), doms-10, vols-20)
 	if out, code := tofu("destroy", "-input=false", "-no-color", "-auto-approve"); code != 0 {
 		t.Errorf("destroy failed:\n%s", out)
