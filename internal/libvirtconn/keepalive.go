@@ -14,7 +14,7 @@ import (
 // client's calls are busy in worker threads; so silence means the peer or the
 // path is gone, not that a call is slow. go-libvirt has no keepalive: this
 // connection wrapper adds it below go-libvirt. Pings go out only between whole
-// packets (the writes of go-libvirt are framed here, as rpccount.go does), and
+// packets (the writes of go-libvirt are framed by packetFramer), and
 // the PONG replies reach go-libvirt as a message for serial 0, which no call
 // has, so it drops them.
 const (
@@ -35,8 +35,7 @@ type keepaliveConn struct {
 	net.Conn
 
 	mu     sync.Mutex // one writer at a time; pings wait for a packet boundary
-	head   []byte     // the start of an outgoing packet's header, until its length is known
-	remain uint32     // bytes of the current outgoing packet still to come
+	frames packetFramer
 
 	pingDue  atomic.Bool  // a ping waits for the next packet boundary
 	lastRead atomic.Int64 // unix nanoseconds of the last byte read
@@ -86,7 +85,7 @@ func (k *keepaliveConn) run() {
 // pingLocked writes a PING message when one is due and no packet is half
 // written. k.mu must be held.
 func (k *keepaliveConn) pingLocked() {
-	if !k.pingDue.Load() || k.remain > 0 || len(k.head) > 0 {
+	if !k.pingDue.Load() || !k.frames.atBoundary() {
 		return
 	}
 	k.pingDue.Store(false)
@@ -111,38 +110,12 @@ func (k *keepaliveConn) Read(p []byte) (int, error) {
 func (k *keepaliveConn) Write(p []byte) (int, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.frame(p)
+	k.frames.feed(p, nil)
 	n, err := k.Conn.Write(p)
 	if err == nil {
 		k.pingLocked()
 	}
 	return n, err
-}
-
-// frame follows the packet boundaries of what go-libvirt writes.
-func (k *keepaliveConn) frame(p []byte) {
-	for len(p) > 0 {
-		if k.remain > 0 {
-			n := uint32(len(p))
-			if n > k.remain {
-				n = k.remain
-			}
-			p = p[n:]
-			k.remain -= n
-			continue
-		}
-		need := 4 - len(k.head)
-		if need > len(p) {
-			k.head = append(k.head, p...)
-			return
-		}
-		k.head = append(k.head, p[:need]...)
-		p = p[need:]
-		if length := binary.BigEndian.Uint32(k.head); length > 4 {
-			k.remain = length - 4
-		}
-		k.head = k.head[:0]
-	}
 }
 
 func (k *keepaliveConn) Close() error {

@@ -2,78 +2,13 @@ package libvirtconn
 
 import (
 	"context"
-	"io"
-	"net"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/digitalocean/go-libvirt"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/testrelay"
 )
-
-// freezableRelay forwards TCP connections to libvirtd's local socket and can be
-// frozen: bytes stop flowing both ways while the connections stay open, as
-// with a SIGSTOPped socat or a dead network path.
-type freezableRelay struct {
-	ln     net.Listener
-	mu     sync.Mutex
-	frozen bool
-	cond   *sync.Cond
-}
-
-func newFreezableRelay(t *testing.T, socket string) *freezableRelay {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &freezableRelay{ln: ln}
-	r.cond = sync.NewCond(&r.mu)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("unix", socket)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go r.pipe(c, up)
-			go r.pipe(up, c)
-		}
-	}()
-	t.Cleanup(func() { r.thaw(); ln.Close() })
-	return r
-}
-
-func (r *freezableRelay) pipe(dst, src net.Conn) {
-	defer dst.Close()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		r.mu.Lock()
-		for r.frozen {
-			r.cond.Wait()
-		}
-		r.mu.Unlock()
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			if err != io.EOF {
-				src.Close()
-			}
-			return
-		}
-	}
-}
-
-func (r *freezableRelay) freeze() { r.mu.Lock(); r.frozen = true; r.mu.Unlock() }
-func (r *freezableRelay) thaw()   { r.mu.Lock(); r.frozen = false; r.cond.Broadcast(); r.mu.Unlock() }
 
 // A call on a connection whose path freezes fails within the keepalive's
 // window instead of hanging, and so does the re-dial through the frozen
@@ -82,8 +17,8 @@ func (r *freezableRelay) thaw()   { r.mu.Lock(); r.frozen = false; r.cond.Broadc
 // handshake.
 func TestIntegrationFrozenPathFailsCalls(t *testing.T) {
 	integrationURI(t)
-	r := newFreezableRelay(t, DefaultSystemSocket)
-	c, err := New("qemu+tcp://" + r.ln.Addr().String() + "/system")
+	r := testrelay.New(t, DefaultSystemSocket)
+	c, err := New("qemu+tcp://" + r.Addr() + "/system")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +42,7 @@ func TestIntegrationFrozenPathFailsCalls(t *testing.T) {
 
 	// 12 calls in flight when the path freezes: all fail, sharing one
 	// re-dial instead of waiting out one each behind the lock
-	r.freeze()
+	r.Set(true)
 	start := time.Now()
 	const calls = 12
 	errs := make(chan error, calls)
@@ -130,7 +65,7 @@ func TestIntegrationFrozenPathFailsCalls(t *testing.T) {
 	}
 
 	// thawed, the next call dials again and works
-	r.thaw()
+	r.Set(false)
 	if err := c.Do(ctx, func(l *libvirt.Libvirt) error { _, err := l.ConnectGetLibVersion(); return err }); err != nil {
 		t.Errorf("after the path came back: %v", err)
 	}

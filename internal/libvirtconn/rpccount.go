@@ -25,8 +25,7 @@ func RPCCalls() int64 { return rpcCalls.Load() }
 type countingConn struct {
 	net.Conn
 	mu      sync.Mutex
-	head    []byte // first bytes of the current packet, until the type is known
-	remain  uint32 // bytes of the current packet still to come
+	frames  packetFramer
 	outFile string
 }
 
@@ -38,10 +37,8 @@ func maybeCount(c net.Conn) net.Conn {
 	return &countingConn{Conn: c, outFile: prefix + "." + strconv.Itoa(os.Getpid())}
 }
 
-const (
-	rpcHeaderLen = 4 + 6*4 // length word + program, version, procedure, type, serial, status
-	rpcTypeCall  = 0
-)
+// rpcTypeCall is the header type of a call packet.
+const rpcTypeCall = 0
 
 func (c *countingConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
@@ -51,32 +48,10 @@ func (c *countingConn) Write(p []byte) (int, error) {
 }
 
 func (c *countingConn) scan(p []byte) {
-	for len(p) > 0 {
-		if c.remain > 0 {
-			n := uint32(len(p))
-			if n > c.remain {
-				n = c.remain
-			}
-			p = p[n:]
-			c.remain -= n
-			continue
-		}
-		need := rpcHeaderLen - len(c.head)
-		if need > len(p) {
-			c.head = append(c.head, p...)
-			return
-		}
-		c.head = append(c.head, p[:need]...)
-		p = p[need:]
-		length := binary.BigEndian.Uint32(c.head[0:4])
-		typ := binary.BigEndian.Uint32(c.head[16:20])
-		if typ == rpcTypeCall {
+	c.frames.feed(p, func(h []byte) {
+		if binary.BigEndian.Uint32(h[16:20]) == rpcTypeCall {
 			n := rpcCalls.Add(1)
 			_ = os.WriteFile(c.outFile, []byte(fmt.Sprintln(n)), 0o644)
 		}
-		if length > rpcHeaderLen {
-			c.remain = length - rpcHeaderLen
-		}
-		c.head = c.head[:0]
-	}
+	})
 }

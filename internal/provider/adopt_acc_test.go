@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -95,43 +94,25 @@ resource "libvirt_domain" "vm" {
 }
 `, name, poolDir, testAccDomainType()))
 
-	if out, code := tofu("plan", "-input=false", "-no-color", "-out=adopt.plan"); code != 0 {
-		t.Fatalf("plan failed (exit %d):\n%s", code, out)
-	}
-	show, code := tofu("show", "-json", "adopt.plan")
-	if code != 0 {
-		t.Fatalf("show -json failed:\n%s", show)
-	}
-	var plan struct {
-		ResourceChanges []struct {
-			Address string `json:"address"`
-			Change  struct {
-				Actions []string       `json:"actions"`
-				After   map[string]any `json:"after"`
-			} `json:"change"`
-		} `json:"resource_changes"`
-	}
-	if err := json.Unmarshal([]byte(show), &plan); err != nil {
-		t.Fatalf("plan JSON: %v", err)
-	}
+	changes := planChanges(t, tofu)
 	want := map[string]map[string]bool{
 		"libvirt_network.net": {"running": true, "autostart": true},
 		"libvirt_pool.pool":   {"autostart": true},
 		"libvirt_domain.vm":   {"running": true, "autostart": true},
 	}
-	for _, rc := range plan.ResourceChanges {
-		for attr, v := range want[rc.Address] {
-			if got, ok := rc.Change.After[attr].(bool); !ok || got != v {
-				t.Errorf("%s: planned %s = %v, want %v (the host's value)", rc.Address, attr, rc.Change.After[attr], v)
+	for addr, rc := range changes {
+		for attr, v := range want[addr] {
+			if got, ok := rc.after[attr].(bool); !ok || got != v {
+				t.Errorf("%s: planned %s = %v, want %v (the host's value)", addr, attr, rc.after[attr], v)
 			}
 		}
-		for _, a := range rc.Change.Actions {
+		for _, a := range rc.actions {
 			if a == "delete" || a == "create" {
-				t.Errorf("%s: adopting planned %v", rc.Address, rc.Change.Actions)
+				t.Errorf("%s: adopting planned %v", addr, rc.actions)
 			}
 		}
 	}
-	if out, code := tofu("apply", "-input=false", "-no-color", "adopt.plan"); code != 0 {
+	if out, code := tofu("apply", "-input=false", "-no-color", "step.plan"); code != 0 {
 		t.Fatalf("apply failed (exit %d):\n%s", code, out)
 	}
 	if id := strings.TrimSpace(mustVirsh(t, "domid", name)); id != idBefore {

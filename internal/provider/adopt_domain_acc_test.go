@@ -244,6 +244,7 @@ type plannedChange struct {
 	actions   []string
 	importing bool
 	changed   []string
+	after     map[string]any
 }
 
 // planChanges runs tofu plan and reads the resource changes from its JSON.
@@ -273,7 +274,7 @@ func planChanges(t *testing.T, tofu func(args ...string) (string, int)) map[stri
 	}
 	out := map[string]plannedChange{}
 	for _, rc := range plan.ResourceChanges {
-		pc := plannedChange{actions: rc.Change.Actions, importing: len(rc.Change.Importing) > 0 && string(rc.Change.Importing) != "null"}
+		pc := plannedChange{actions: rc.Change.Actions, importing: len(rc.Change.Importing) > 0 && string(rc.Change.Importing) != "null", after: rc.Change.After}
 		pc.changed = diffPaths("", rc.Change.Before, rc.Change.After, rc.Change.AfterUnknown)
 		sort.Strings(pc.changed)
 		out[rc.Address] = pc

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,8 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
-
-	"github.com/virtxml/terraform-provider-libvirt/internal/cloudinit"
 )
 
 // TestAccCompat_domainStartAndDestroyOptions runs a domain written in
@@ -132,30 +129,7 @@ func TestAccCompat_waitForIP_guest(t *testing.T) {
 	removeDomainLeftovers(t, name)
 	t.Cleanup(func() { removeDomainLeftovers(t, name) })
 
-	work, err := os.MkdirTemp("/var/tmp", name+".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(work) })
-	if err := os.Chmod(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	overlay := filepath.Join(work, "root.qcow2")
-	if out, err := exec.Command("qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2",
-		"-b", filepath.Join(guestDir, "root.qcow2"), overlay).CombinedOutput(); err != nil {
-		t.Fatalf("qemu-img create overlay: %v\n%s", err, out)
-	}
-	seed, err := cloudinit.Build(cloudinit.Config{
-		UserData: "#cloud-config\n{}\n",
-		MetaData: fmt.Sprintf("instance-id: %s\nlocal-hostname: %s\n", name, name),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seedPath := filepath.Join(work, "seed.iso")
-	if err := os.WriteFile(seedPath, seed, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	_, overlay, seedPath := testAccGuestDisks(t, guestDir, name, name)
 	guestIP := testAccDefineIsolatedNetwork(t, name, mac, name)
 
 	var applied time.Time

@@ -53,31 +53,7 @@ func TestAccDomainInterfaceAddresses_guest(t *testing.T) {
 	mac := fmt.Sprintf("52:54:00:7a:%s:%s", suffix[:2], suffix[2:])
 	hostname := "ifaddr-" + suffix
 
-	// Qemu runs as another user: the work directory must be traversable.
-	work, err := os.MkdirTemp("/var/tmp", name+".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(work) })
-	if err := os.Chmod(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	overlay := filepath.Join(work, "root.qcow2")
-	if out, err := exec.Command("qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2",
-		"-b", filepath.Join(guestDir, "root.qcow2"), overlay).CombinedOutput(); err != nil {
-		t.Fatalf("qemu-img create overlay: %v\n%s", err, out)
-	}
-	seed, err := cloudinit.Build(cloudinit.Config{
-		UserData: "#cloud-config\n{}\n",
-		MetaData: fmt.Sprintf("instance-id: %s\nlocal-hostname: %s\n", name, hostname),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seedPath := filepath.Join(work, "seed.iso")
-	if err := os.WriteFile(seedPath, seed, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	work, overlay, seedPath := testAccGuestDisks(t, guestDir, name, hostname)
 
 	guestIP := testAccDefineIsolatedNetwork(t, name, mac, hostname)
 	uuid := testAccDefineDomain(t, fmt.Sprintf(`<domain type=%q>
@@ -257,4 +233,37 @@ func tail(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
+}
+
+// testAccGuestDisks prepares a booting test guest's disks in a fresh work
+// directory under /var/tmp (qemu runs as another user: it must be
+// traversable): a qcow2 overlay of the guest image and a NoCloud seed ISO
+// naming the instance and its host name.
+func testAccGuestDisks(t *testing.T, guestDir, name, hostname string) (work, overlay, seedPath string) {
+	t.Helper()
+	work, err := os.MkdirTemp("/var/tmp", name+".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	if err := os.Chmod(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	overlay = filepath.Join(work, "root.qcow2")
+	if out, err := exec.Command("qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2",
+		"-b", filepath.Join(guestDir, "root.qcow2"), overlay).CombinedOutput(); err != nil {
+		t.Fatalf("qemu-img create overlay: %v\n%s", err, out)
+	}
+	seed, err := cloudinit.Build(cloudinit.Config{
+		UserData: "#cloud-config\n{}\n",
+		MetaData: fmt.Sprintf("instance-id: %s\nlocal-hostname: %s\n", name, hostname),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedPath = filepath.Join(work, "seed.iso")
+	if err := os.WriteFile(seedPath, seed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return work, overlay, seedPath
 }

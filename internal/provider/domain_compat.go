@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"math/big"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -93,8 +92,7 @@ func (r *domainResource) ValidateConfig(_ context.Context, req resource.Validate
 	}
 	validateIPWaits(cfg, &resp.Diagnostics)
 	for _, name := range []string{attrDestroy, attrUpdate} {
-		v := treeresource.Nested(treeresource.Nested(cfg[name], "shutdown"), "timeout")
-		if n, ok := int64Of(v); ok && n < 0 {
+		if n, ok := shutdownTimeoutOf(cfg[name]); ok && n < 0 {
 			p := path.Root(name).AtName("shutdown").AtName("timeout")
 			resp.Diagnostics.AddAttributeError(p, "Invalid shutdown timeout", fmt.Sprintf("%s must be 0 or more seconds, got %d.", p, n))
 		}
@@ -115,10 +113,10 @@ func (o *domainOptions) applyCompat(attrs map[string]tftypes.Value) {
 	o.validate, _ = nestedBool(create, "validate")
 	o.graceful, _ = nestedBool(attrs[attrDestroy], "graceful")
 	o.destroyShutdown, o.updateShutdown = o.shutdownTimeout, o.shutdownTimeout
-	if n, ok := int64Of(treeresource.Nested(treeresource.Nested(attrs[attrDestroy], "shutdown"), "timeout")); ok && n >= 0 {
+	if n, ok := shutdownTimeoutOf(attrs[attrDestroy]); ok && n >= 0 {
 		o.destroyShutdown = time.Duration(n) * time.Second
 	}
-	if n, ok := int64Of(treeresource.Nested(treeresource.Nested(attrs[attrUpdate], "shutdown"), "timeout")); ok && n >= 0 {
+	if n, ok := shutdownTimeoutOf(attrs[attrUpdate]); ok && n >= 0 {
 		o.updateShutdown = time.Duration(n) * time.Second
 	}
 }
@@ -132,14 +130,7 @@ func nestedBool(obj tftypes.Value, name string) (value, set bool) {
 	return treeresource.Bool(treeresource.ObjectAttrs(obj), name)
 }
 
-func int64Of(v tftypes.Value) (int64, bool) {
-	if v.Type() == nil || v.IsNull() || !v.IsKnown() || !v.Type().Is(tftypes.Number) {
-		return 0, false
-	}
-	var f big.Float
-	if v.As(&f) != nil {
-		return 0, false
-	}
-	n, _ := f.Int64()
-	return n, true
+// shutdownTimeoutOf reads shutdown.timeout of a destroy or update object.
+func shutdownTimeoutOf(obj tftypes.Value) (int64, bool) {
+	return treeresource.Int64(treeresource.ObjectAttrs(treeresource.Nested(obj, "shutdown")), "timeout")
 }

@@ -113,13 +113,8 @@ type configuredMAC struct {
 // interfaceMACs lists the known MACs of devices.interfaces, lower case.
 func interfaceMACs(attrs map[string]tftypes.Value) []configuredMAC {
 	var out []configuredMAC
-	var ifaces []tftypes.Value
-	list := treeresource.Nested(attrs["devices"], "interfaces")
-	if list.Type() == nil || list.IsNull() || !list.IsKnown() || list.As(&ifaces) != nil {
-		return nil
-	}
-	for i, iface := range ifaces {
-		if mac, ok := treeresource.String(treeresource.ObjectAttrs(treeresource.Nested(iface, "mac")), "address"); ok {
+	for i, iface := range interfacesOf(attrs) {
+		if mac, ok := treeresource.String(treeresource.ObjectAttrs(iface["mac"]), "address"); ok {
 			out = append(out, configuredMAC{index: i, mac: strings.ToLower(mac)})
 		}
 	}

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"net"
@@ -233,15 +232,6 @@ func startDomain(l *libvirt.Libvirt, dom libvirt.Domain, opts domainOptions) err
 		return fmt.Errorf("starting domain: %w", err)
 	}
 	return nil
-}
-
-// newUUID returns a random (version 4) UUID.
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // stopDomain asks the guest to shut down (ACPI) and forces it off when it

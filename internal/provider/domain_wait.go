@@ -29,24 +29,34 @@ type ipWait struct {
 // ipWaits reads wait_for_ip of each interface in a planned domain.
 func ipWaits(plan map[string]tftypes.Value) []ipWait {
 	var out []ipWait
-	var ifaces []tftypes.Value
-	list := treeresource.Nested(plan["devices"], "interfaces")
-	if list.Type() == nil || list.IsNull() || !list.IsKnown() || list.As(&ifaces) != nil {
-		return nil
-	}
-	for i, iface := range ifaces {
-		w := treeresource.Nested(iface, "wait_for_ip")
-		if w.Type() == nil || w.IsNull() || !w.IsKnown() {
+	for i, iface := range interfacesOf(plan) {
+		w := treeresource.ObjectAttrs(iface["wait_for_ip"])
+		if w == nil {
 			continue
 		}
 		wait := ipWait{index: i, source: addrSourceAny, timeout: defaultWaitForIPTimeout}
-		if s, ok := treeresource.String(treeresource.ObjectAttrs(w), "source"); ok {
+		if s, ok := treeresource.String(w, "source"); ok {
 			wait.source = s
 		}
-		if n, ok := int64Of(treeresource.Nested(w, "timeout")); ok {
+		if n, ok := treeresource.Int64(w, "timeout"); ok {
 			wait.timeout = time.Duration(n) * time.Second
 		}
 		out = append(out, wait)
+	}
+	return out
+}
+
+// interfacesOf lists the attributes of each element of devices.interfaces
+// (nil for an element that is null or unknown).
+func interfacesOf(attrs map[string]tftypes.Value) []map[string]tftypes.Value {
+	var ifaces []tftypes.Value
+	list := treeresource.Nested(attrs["devices"], "interfaces")
+	if list.Type() == nil || list.IsNull() || !list.IsKnown() || list.As(&ifaces) != nil {
+		return nil
+	}
+	out := make([]map[string]tftypes.Value, len(ifaces))
+	for i, iface := range ifaces {
+		out[i] = treeresource.ObjectAttrs(iface)
 	}
 	return out
 }

@@ -4,7 +4,6 @@ package provider
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/testrelay"
 )
 
 // The fault-injection layer (make test-faults): each case breaks libvirtd or
@@ -243,71 +244,6 @@ resource "libvirt_volume" "v" {
 	}
 }
 
-// faultRelay forwards TCP connections to libvirtd's local socket and can be
-// frozen (bytes stop both ways, connections stay open), like a SIGSTOPped
-// socat relay.
-type faultRelay struct {
-	ln     net.Listener
-	mu     sync.Mutex
-	cond   *sync.Cond
-	frozen bool
-}
-
-func newFaultRelay(t *testing.T) *faultRelay {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &faultRelay{ln: ln}
-	r.cond = sync.NewCond(&r.mu)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("unix", "/var/run/libvirt/libvirt-sock")
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go r.pipe(c, up)
-			go r.pipe(up, c)
-		}
-	}()
-	t.Cleanup(func() { r.set(false); ln.Close() })
-	return r
-}
-
-func (r *faultRelay) pipe(dst, src net.Conn) {
-	defer dst.Close()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		r.mu.Lock()
-		for r.frozen {
-			r.cond.Wait()
-		}
-		r.mu.Unlock()
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-func (r *faultRelay) set(frozen bool) {
-	r.mu.Lock()
-	r.frozen = frozen
-	r.cond.Broadcast()
-	r.mu.Unlock()
-}
-
 // slowImage serves size bytes at about 8 MiB/s.
 func slowImage(t *testing.T, size int) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -372,7 +308,7 @@ func TestFault_frozenPathAndInterrupt(t *testing.T) {
 	const name = "tfflt-frozen.img"
 	_, _ = virsh("vol-delete", "--pool", pool, name)
 	t.Cleanup(func() { _, _ = virsh("vol-delete", "--pool", pool, name) })
-	relay := newFaultRelay(t)
+	relay := testrelay.New(t, "/var/run/libvirt/libvirt-sock")
 	img := slowImage(t, 64<<20)
 	dir := t.TempDir()
 	tofuWorkdir(t, dir, fmt.Sprintf(`
@@ -397,7 +333,7 @@ resource "libvirt_volume" "v" {
   pool   = %[3]q
   create = { content = { url = "%[4]s/image.raw" } }
 }
-`, relay.ln.Addr(), name, pool, img.URL))
+`, relay.Addr(), name, pool, img.URL))
 	t.Cleanup(func() { _, _ = virsh("vol-delete", "--pool", pool, "tfflt-frozen-small.img") })
 	_, wait := startTofu(t, dir, "apply", "-input=false", "-no-color", "-auto-approve", "-target=libvirt_volume.small")
 	if code, out := wait(); code != 0 {
@@ -405,12 +341,12 @@ resource "libvirt_volume" "v" {
 	}
 
 	// 1. frozen before plan: the refresh of the small volume needs libvirtd
-	relay.set(true)
+	relay.Set(true)
 	start := time.Now()
 	_, wait = startTofu(t, dir, "plan", "-input=false", "-no-color")
 	code, out := wait()
 	took := time.Since(start)
-	relay.set(false)
+	relay.Set(false)
 	if code == 0 || took > 30*time.Second || !strings.Contains(out, "did not answer the handshake") {
 		t.Errorf("plan through a frozen path: exit %d after %s, want an error within 30 s naming the handshake:\n%s", code, took, out)
 	}
@@ -419,11 +355,11 @@ resource "libvirt_volume" "v" {
 	// 2. frozen during an upload
 	_, wait = startTofu(t, dir, "apply", "-input=false", "-no-color", "-auto-approve")
 	waitVolume(t, pool, name)
-	relay.set(true)
+	relay.Set(true)
 	start = time.Now()
 	code, out = wait()
 	took = time.Since(start)
-	relay.set(false)
+	relay.Set(false)
 	if code == 0 || took > 45*time.Second {
 		t.Errorf("apply through a path frozen during the upload: exit %d %s after the freeze, want an error within 45 s:\n%s", code, took, out)
 	}
@@ -454,13 +390,13 @@ resource "libvirt_volume" "v" {
 	// 4. SIGINT during an upload, frozen path
 	cmd, wait = startTofu(t, dir, "apply", "-input=false", "-no-color", "-auto-approve")
 	waitVolume(t, pool, name)
-	relay.set(true)
+	relay.Set(true)
 	time.Sleep(time.Second)
 	start = time.Now()
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	code, out = wait()
 	took = time.Since(start)
-	relay.set(false)
+	relay.Set(false)
 	if took > 10*time.Second {
 		t.Errorf("tofu took %s to exit after SIGINT on a frozen path:\n%s", took, out)
 	}

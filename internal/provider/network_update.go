@@ -275,13 +275,13 @@ func dnsHostSame(a, b libvirtxml.NetworkDNSHost) bool {
 	return string(ax) == string(bx)
 }
 
-// randomNetworkUUID returns a random (version 4) UUID in libvirt's form.
-func randomNetworkUUID() (string, error) {
+// newUUID returns a random (version 4) UUID in libvirt's form. The provider
+// chooses the UUIDs of the objects it defines, so that defining again after
+// a broken connection is a harmless redefinition.
+func newUUID() string {
 	var u libvirt.UUID
-	if _, err := rand.Read(u[:]); err != nil {
-		return "", fmt.Errorf("generating a UUID: %w", err)
-	}
+	_, _ = rand.Read(u[:]) // never fails (crypto/rand, Go 1.24+)
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80
-	return treeresource.UUIDString(u), nil
+	return treeresource.UUIDString(u)
 }

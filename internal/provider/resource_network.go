@@ -89,10 +89,7 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 	// harmless, and client.Do runs the operation again when the connection
 	// broke halfway. Cleanup after a failure removes exactly this network.
 	if doc.UUID == "" {
-		if doc.UUID, err = randomNetworkUUID(); err != nil {
-			resp.Diagnostics.AddError("Cannot create network", err.Error())
-			return
-		}
+		doc.UUID = newUUID()
 	}
 	uuid, err := treeresource.ParseUUID(doc.UUID)
 	if err != nil {

@@ -2,6 +2,7 @@ package treeresource
 
 import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"math/big"
 )
 
 // Tree resources work on tftypes values directly (req.Plan.Raw,
@@ -91,6 +92,21 @@ func Bool(attrs map[string]tftypes.Value, name string) (bool, bool) {
 		return false, false
 	}
 	return b, true
+}
+
+// Int64 reads a whole-number attribute; ok is false when null, unknown or
+// not a whole number.
+func Int64(attrs map[string]tftypes.Value, name string) (int64, bool) {
+	v, ok := attrs[name]
+	if !ok || v.Type() == nil || v.IsNull() || !v.IsKnown() {
+		return 0, false
+	}
+	var f big.Float
+	if err := v.As(&f); err != nil || !f.IsInt() {
+		return 0, false
+	}
+	n, acc := f.Int64()
+	return n, acc == big.Exact
 }
 
 // StringValue and BoolValue build own attribute values.

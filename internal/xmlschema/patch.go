@@ -80,8 +80,8 @@ func (n *node) patchList(prior, planned, live tftypes.Value) tftypes.Value {
 	if !live.IsNull() && live.IsKnown() {
 		_ = live.As(&le)
 	}
-	toPrior := n.matchElements(ne, pe)
-	toLive := n.matchElements(ne, le)
+	toPrior := n.matchElements(ne, pe, true)
+	toLive := n.matchElements(ne, le, true)
 	et := n.tfType.(tftypes.List).ElementType
 	out := make([]tftypes.Value, len(ne))
 	for i, e := range ne {

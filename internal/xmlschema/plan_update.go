@@ -112,7 +112,7 @@ func (n *node) planUpdateList(config, prior tftypes.Value, shape *Shape, changin
 	var ce, pe []tftypes.Value
 	_ = config.As(&ce)
 	_ = prior.As(&pe)
-	match := n.matchElements(ce, pe)
+	match := n.matchElements(ce, pe, true)
 	et := n.tfType.(tftypes.List).ElementType
 	out := make([]tftypes.Value, len(ce))
 	recs := make([]*Shape, len(ce))
@@ -170,8 +170,11 @@ func (n *node) planComputedElem(e tftypes.Value) tftypes.Value {
 
 // matchElements pairs each element of want with an element of have (-1 for
 // none): by identity, then the first element that agrees with everything
-// want sets, then, for lists without identity, the same position.
-func (n *node) matchElements(want, have []tftypes.Value) []int {
+// want sets, then the same position. In lists with an identity, the
+// position fallback applies only when unnamed is set and the element names
+// no identity of its own (a NIC moved from a network to a bridge keeps its
+// MAC and address).
+func (n *node) matchElements(want, have []tftypes.Value, unnamed bool) []int {
 	used := make([]bool, len(have))
 	match := make([]int, len(want))
 	for i := range match {
@@ -205,14 +208,11 @@ func (n *node) matchElements(want, have []tftypes.Value) []int {
 			}
 		}
 	}
-	// same position: a changed element keeps what libvirt gave it (a NIC
-	// moved from a network to a bridge keeps its MAC and address), unless
-	// it names an identity of its own
 	for i, w := range want {
 		if match[i] >= 0 || i >= len(have) || used[i] {
 			continue
 		}
-		if _, named := n.identityOf(w); len(n.identity) == 0 || !named {
+		if _, named := n.identityOf(w); len(n.identity) == 0 || unnamed && !named {
 			match[i], used[i] = i, true
 		}
 	}

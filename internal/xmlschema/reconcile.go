@@ -119,45 +119,13 @@ func (n *node) reconcileList(prior, live tftypes.Value) tftypes.Value {
 	var pe, le []tftypes.Value
 	_ = prior.As(&pe)
 	_ = live.As(&le)
+	// a changed element at the same position is drift only in lists
+	// without identity: in the others it is an element libvirt lost
+	match := n.matchElements(pe, le, false)
 	used := make([]bool, len(le))
-	match := make([]int, len(pe))
-	for i := range match {
-		match[i] = -1
-	}
-	// 1. identity keys
-	if len(n.identity) > 0 {
-		for i, p := range pe {
-			key, ok := n.identityOf(p)
-			if !ok {
-				continue
-			}
-			for j, l := range le {
-				if used[j] {
-					continue
-				}
-				if lk, ok := n.identityOf(l); ok && lk == key {
-					match[i], used[j] = j, true
-					break
-				}
-			}
-		}
-	}
-	// 2. the first live element that agrees with everything the user set
-	for i, p := range pe {
-		if match[i] >= 0 {
-			continue
-		}
-		for j, l := range le {
-			if !used[j] && n.elemAgrees(p, l) {
-				match[i], used[j] = j, true
-				break
-			}
-		}
-	}
-	// 3. same position, when still free (a changed element: drift)
-	for i := range pe {
-		if match[i] < 0 && i < len(le) && !used[i] && len(n.identity) == 0 {
-			match[i], used[i] = i, true
+	for _, j := range match {
+		if j >= 0 {
+			used[j] = true
 		}
 	}
 	et := n.tfType.(tftypes.List).ElementType
