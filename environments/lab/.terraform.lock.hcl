@@ -5,9 +5,9 @@ provider "registry.opentofu.org/virtxml/libvirt" {
   version     = "0.1.0"
   constraints = ">= 0.1.0, ~> 0.1"
   hashes = [
-    "h1:0NfFxABWYB45OmEjkLczyybH9aekP8grbosmRGe7RwM=",
-    "h1:0kxASBcHTWfT84FSaZNk0zO/OxmN+LzT9uVGfy3PZEo=",
-    "h1:P4GNPpQLykWHhh4mdlNUd2eK/ezIRuWefevSL7N3yHo=",
-    "h1:SdipemgkUn51l5xGaiy45QYsjTVjP185lPBw1XfhtU8=",
+    "h1:PGHN/gtnsMvwfd7ap4J6bsytldIiHA/+WvKFWShtrHo=",
+    "h1:Pbefl4uO4xNqgYgb2HRoL9lTB2pkdirp6qYhp/l0dcU=",
+    "h1:wcB5gm7J41w29GdK1+QpEFoOi0xfpo2Lk/QnmUZ5HAU=",
+    "h1:zGS2wgk9Hbp6FPQOhs1GCOkDF2Mfmnfku5JQ6u6DjiI=",
   ]
 }
