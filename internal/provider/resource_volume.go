@@ -66,8 +66,9 @@ func NewVolumeResource() resource.Resource {
 			},
 			"create": schema.SingleNestedAttribute{
 				Optional: true,
-				Description: "Fill the volume when it is created. A change replaces the volume. After an import, adding it only " +
-					"records the source in state.",
+				Description: "Fill the volume when it is created. A change replaces the volume. After an import, adding it records the " +
+					"source in state if the volume holds that content (compared at plan, up to the first differing byte); a volume " +
+					"that does not, such as a half-written upload, is replaced, with a warning naming the byte where it differs.",
 				Attributes: map[string]schema.Attribute{
 					"content": schema.SingleNestedAttribute{
 						Required:    true,
@@ -129,6 +130,11 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	// imported volume (state has none) does not
 	if sc := state["create"]; !sc.IsNull() && !plan["create"].Equal(sc) {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("create"))
+	}
+	// recording it is only true when the volume holds it
+	r.verifyAdoptedContent(ctx, state, plan, resp.Private, &resp.RequiresReplace, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	if want, ok := sizeBytes(plan, "capacity"); ok {
 		if have, ok := sizeBytes(state, "capacity"); ok && want < have {
@@ -203,6 +209,21 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			return
 		}
 		defer src.Close()
+		// the create and upload run on a connection of their own: the stream
+		// does not hold up the other operations of a parallel apply, and a
+		// broken path ends each upload by itself (libvirt 9.0's daemon can
+		// crash when one client's connection drops with several streams open)
+		dl, err := r.Client().Dedicated(ctx)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot connect for the upload", err.Error())
+			return
+		}
+		defer func() { _ = dl.Disconnect() }()
+		if pool, err = dl.StoragePoolLookupByName(poolName); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("pool"), "Cannot find storage pool", fmt.Sprintf("pool %q: %v", poolName, err))
+			return
+		}
+		l = dl
 		capacity, _ := sizeBytes(plan, "capacity")
 		stopAbort := r.Client().AbortOnDone(ctx, l) // a cancelled upload ends at once, also on a frozen path
 		vol, err = storage.CreateVolume(ctx, l, &storageLocks, storage.VolumeRequest{
@@ -221,7 +242,9 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 				if removed {
 					msg += "; the incomplete volume was deleted on a new connection"
 				} else if rerr != nil {
-					msg += fmt.Sprintf("; an incomplete volume may remain: virsh vol-delete --pool %s %s (%v)", poolName, doc.Name, rerr)
+					r.recordUnfinished(req.Plan.Raw, vol, poolName, doc.Name, resp)
+					msg += fmt.Sprintf("; the volume may remain half-written and is recorded as tainted: the next apply deletes and "+
+						"re-creates it (or remove it by hand: virsh vol-delete --pool %s %s) (%v)", poolName, doc.Name, rerr)
 				}
 			}
 			resp.Diagnostics.AddError("Cannot create volume from content", msg)
@@ -244,7 +267,13 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			}
 		}
 		if err != nil {
-			resp.Diagnostics.AddError("Cannot create volume", fmt.Sprintf("creating volume %q in pool %q: %v", doc.Name, poolName, err))
+			msg := fmt.Sprintf("creating volume %q in pool %q: %v", doc.Name, poolName, err)
+			if !l.IsConnected() {
+				// neither the answer nor a look-up says whether it exists
+				r.recordUnfinished(req.Plan.Raw, vol, poolName, doc.Name, resp)
+				msg += "; whether the volume was created is unknown, so it is recorded as tainted: the next apply looks it up and re-creates it"
+			}
+			resp.Diagnostics.AddError("Cannot create volume", msg)
 			return
 		}
 	}
@@ -258,12 +287,46 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		})
 		msg := fmt.Sprintf("volume %s: %v", vol.Key, err)
 		if derr != nil && !libvirtconn.IsNotFound(derr) {
-			msg += fmt.Sprintf("; deleting it again also failed, remove it by hand: %v", derr)
+			r.recordUnfinished(req.Plan.Raw, vol, poolName, doc.Name, resp)
+			msg += fmt.Sprintf("; deleting it again also failed, so it is recorded as tainted: the next apply deletes and re-creates it (%v)", derr)
 		}
 		resp.Diagnostics.AddError("Cannot read volume after create", msg)
 		return
 	}
 	resp.State.Raw = state
+}
+
+// recordUnfinished returns, with the create's error, a tainted state for a
+// volume that may exist but could not be removed or looked up (a broken
+// connection): its key when the create answered, else "pool/name". The next
+// apply then refreshes it and deletes and re-creates it; an interrupted
+// apply is recovered by running apply again, never taken for complete.
+func (r *volumeResource) recordUnfinished(plan tftypes.Value, vol libvirt.StorageVol, poolName, name string, resp *resource.CreateResponse) {
+	id := vol.Key
+	if id == "" {
+		id = poolName + "/" + name
+	}
+	if state, err := treeresource.Unfinished(plan, id); err == nil {
+		resp.State.Raw = state
+	}
+}
+
+// lookupVolumeByID finds a volume by its key or, for a state recorded by an
+// unfinished create, by "pool/name".
+func lookupVolumeByID(l *libvirt.Libvirt, id string) (libvirt.StorageVol, error) {
+	vol, err := l.StorageVolLookupByKey(id)
+	if err == nil {
+		return vol, nil
+	}
+	poolName, name, ok := strings.Cut(id, "/")
+	if !ok || poolName == "" || name == "" || strings.Contains(name, "/") {
+		return vol, err
+	}
+	pool, perr := l.StoragePoolLookupByName(poolName)
+	if perr != nil {
+		return vol, perr
+	}
+	return l.StorageVolLookupByName(pool, name)
 }
 
 // contentURL returns create.content.url, "" when not set.
@@ -281,7 +344,7 @@ func (r *volumeResource) Fetch(ctx context.Context, c *libvirtconn.Client, key s
 	var vol libvirt.StorageVol
 	err := c.Do(ctx, func(l *libvirt.Libvirt) error {
 		var err error
-		if vol, err = l.StorageVolLookupByKey(key); err != nil {
+		if vol, err = lookupVolumeByID(l, key); err != nil {
 			return err
 		}
 		xml, err = l.StorageVolGetXMLDesc(vol, 0)
@@ -337,11 +400,15 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	plan := treeresource.ObjectAttrs(req.Plan.Raw)
 	prior := treeresource.ObjectAttrs(req.State.Raw)
 	key, _ := treeresource.String(prior, "id")
+	r.verifyBeforeRecording(ctx, prior, plan, req.Private, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	want, wantOK := sizeBytes(plan, "capacity")
 	have, _ := sizeBytes(prior, "capacity")
 	if wantOK && want > have {
 		err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-			vol, err := l.StorageVolLookupByKey(key)
+			vol, err := lookupVolumeByID(l, key)
 			if err != nil {
 				return err
 			}
@@ -372,7 +439,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 	key, _ := treeresource.String(treeresource.ObjectAttrs(req.State.Raw), "id")
 	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		vol, err := l.StorageVolLookupByKey(key)
+		vol, err := lookupVolumeByID(l, key)
 		if err != nil {
 			return err
 		}
@@ -441,19 +508,8 @@ func backingUsers(l *libvirt.Libvirt, volPath string) ([]string, error) {
 
 // LookUp accepts the volume key (its path for file pools) or "pool/name".
 func (r *volumeResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	vol, err := l.StorageVolLookupByKey(importID)
-	if err == nil {
-		return vol.Key, nil
-	}
-	poolName, name, ok := strings.Cut(importID, "/")
-	if !ok || poolName == "" || name == "" || strings.Contains(name, "/") {
-		return "", err
-	}
-	pool, perr := l.StoragePoolLookupByName(poolName)
-	if perr != nil {
-		return "", perr
-	}
-	if vol, err = l.StorageVolLookupByName(pool, name); err != nil {
+	vol, err := lookupVolumeByID(l, importID)
+	if err != nil {
 		return "", err
 	}
 	return vol.Key, nil

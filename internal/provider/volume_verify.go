@@ -1,0 +1,134 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
+)
+
+// privateContentVerified is the plan's private key saying which
+// create.content.url ModifyPlan compared with an adopted volume, so that
+// Update does not read both again.
+const privateContentVerified = "content_verified"
+
+// privateSetter is the part of the framework's private state ModifyPlan uses.
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+// recordsContent reports whether the plan gives a volume that has no content
+// in state (imported, or adopted from another provider) its
+// create.content.url: the content is then compared with what the volume
+// holds, because a volume left half-written by an interrupted upload must
+// never be taken for complete content.
+func recordsContent(prior, plan map[string]tftypes.Value) bool {
+	return prior != nil && prior["create"].IsNull() && !plan["create"].IsNull()
+}
+
+// compareVolumeContent compares the volume with this key with the content
+// at url; nil means the volume begins with the whole content.
+func (r *volumeResource) compareVolumeContent(ctx context.Context, key, url string) (*storage.Difference, error) {
+	var diff *storage.Difference
+	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
+		vol, err := lookupVolumeByID(l, key)
+		if err != nil {
+			return err
+		}
+		src, err := storage.Open(ctx, url)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		diff, err = storage.Compare(ctx, l, vol, src)
+		return err
+	})
+	return diff, err
+}
+
+// verifyAdoptedContent runs at plan: when an adopted volume is given its
+// content, a volume that does not hold that content is planned for
+// replacement, with a warning saying where it differs and how to keep it.
+// A URL not known at plan is compared by Update instead.
+func (r *volumeResource) verifyAdoptedContent(ctx context.Context, prior, plan map[string]tftypes.Value, private privateSetter, replace *path.Paths, diags *diag.Diagnostics) {
+	if !recordsContent(prior, plan) {
+		return
+	}
+	url, known := contentURLKnown(plan)
+	if !known || url == "" {
+		return
+	}
+	key, _ := treeresource.String(prior, "id")
+	diff, err := r.compareVolumeContent(ctx, key, url)
+	if err != nil {
+		diags.AddAttributeError(path.Root("create").AtName("content").AtName("url"), "Cannot compare the volume with its content",
+			fmt.Sprintf("Volume %s has no content recorded in state (it was imported), so it is compared with create.content.url before that is recorded: %v", key, err))
+		return
+	}
+	if diff != nil {
+		*replace = append(*replace, path.Root("create"))
+		diags.AddAttributeWarning(path.Root("create"), "Volume does not hold its content: it will be replaced",
+			fmt.Sprintf("Volume %s has no content recorded in state (it was imported), and it does not hold the content of %s: %s. "+
+				"It may be the half-written result of an interrupted upload, or a disk written to since it was created. "+
+				"Applying this plan replaces it with the content, and what it holds now is lost. To keep the volume as it is, "+
+				"remove create from its configuration, or add lifecycle { ignore_changes = [create] }.", key, url, diff))
+		return
+	}
+	b, _ := json.Marshal(url)
+	diags.Append(private.SetKey(ctx, privateContentVerified, b)...)
+}
+
+// verifyBeforeRecording runs in Update: content that the plan could not
+// compare (its URL was unknown then) is compared now, and a volume that does
+// not hold it is not recorded as holding it.
+func (r *volumeResource) verifyBeforeRecording(ctx context.Context, prior, plan map[string]tftypes.Value, private privateGetter, diags *diag.Diagnostics) {
+	if !recordsContent(prior, plan) {
+		return
+	}
+	url := contentURL(plan)
+	if b, _ := private.GetKey(ctx, privateContentVerified); b != nil {
+		var verified string
+		if json.Unmarshal(b, &verified) == nil && verified == url {
+			return
+		}
+	}
+	key, _ := treeresource.String(prior, "id")
+	diff, err := r.compareVolumeContent(ctx, key, url)
+	if err != nil {
+		diags.AddAttributeError(path.Root("create"), "Cannot compare the volume with its content", fmt.Sprintf("volume %s: %v", key, err))
+		return
+	}
+	if diff != nil {
+		diags.AddAttributeError(path.Root("create"), "Volume does not hold its content",
+			fmt.Sprintf("Volume %s (imported) does not hold the content of %s: %s; it is not recorded as holding it. "+
+				"Replace it (tofu apply -replace=<this resource>), or remove create from its configuration to keep it as it is.", key, url, diff))
+	}
+}
+
+// contentURLKnown returns create.content.url and whether it is known at plan.
+func contentURLKnown(attrs map[string]tftypes.Value) (string, bool) {
+	create := attrs["create"]
+	if !create.IsKnown() {
+		return "", false
+	}
+	content := treeresource.ObjectAttrs(create)["content"]
+	if !content.IsKnown() {
+		return "", false
+	}
+	u := treeresource.ObjectAttrs(content)["url"]
+	if !u.IsKnown() {
+		return "", false
+	}
+	return contentURL(attrs), true
+}
