@@ -9,5 +9,5 @@ TEST_TARGETS += test-faults
 .PHONY: test-faults
 
 test-faults: ## Fault-injection layer against the real libvirtd (restarts libvirtd); prints its table
-	set -o pipefail; source $(TFPLV_ENV) && TF_ACC=1 go test ./internal/libvirtconn -count=1 -v -run 'TestIntegrationFrozenPath|TestHandshake' | grep -E '^(=== RUN|--- |ok|FAIL)|frozen|handshake'
+	set -o pipefail; source $(TFPLV_ENV) && TF_ACC=1 go test ./internal/libvirtconn -count=1 -v -run 'TestIntegrationFrozenPath|TestIntegrationKilledPath|TestHandshake' | grep -E '^(=== RUN|--- |ok|FAIL)|frozen|killed|handshake'
 	source $(TFPLV_ENV) && TF_ACC=1 go test -tags faults ./internal/provider -count=1 -v -timeout 20m -run 'TestFault_'

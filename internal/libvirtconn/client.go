@@ -149,8 +149,8 @@ func (c *Client) Libvirt(ctx context.Context) (*libvirt.Libvirt, error) {
 // instead of dialing again: one re-dial serves every operation that was
 // waiting for the connection. Later callers dial afresh.
 func (c *Client) connectLocked(ctx context.Context, wait bool, arrived time.Time) (*libvirt.Libvirt, error) {
-	if wait && c.redialErr != nil && c.redialAt.After(arrived) {
-		return nil, c.redialErr
+	if err := c.recentRedialFailure(wait, arrived); err != nil {
+		return nil, err
 	}
 	l, err := c.dialLocked(ctx, wait)
 	if wait && ctx.Err() == nil {
@@ -161,6 +161,47 @@ func (c *Client) connectLocked(ctx context.Context, wait bool, arrived time.Time
 }
 
 func (c *Client) dialLocked(ctx context.Context, wait bool) (*libvirt.Libvirt, error) {
+	l, err := c.dialRetry(ctx, wait)
+	if err == nil {
+		c.virt = l
+	}
+	return l, err
+}
+
+// recentRedialFailure is the error of a re-dial that failed after the
+// caller arrived or less than timing.redialCooldown ago: the caller shares it
+// instead of dialing again. Without the cooldown, the operations a parallel
+// apply starts one after another as earlier ones fail would each wait out a
+// dead path again. c.mu must be held.
+func (c *Client) recentRedialFailure(wait bool, arrived time.Time) error {
+	if !wait || c.redialErr == nil {
+		return nil
+	}
+	if c.redialAt.After(arrived) || time.Since(c.redialAt) < c.timing.redialCooldown {
+		return c.redialErr
+	}
+	return nil
+}
+
+// Dedicated opens a connection of its own for one long operation (a volume
+// upload stream), waiting out a daemon that is restarting like a re-dial
+// does. Its stream then neither queues the shared connection's calls behind
+// its packets nor counts against libvirtd's per-client request limit, and a
+// break ends that one operation. The caller must Disconnect it; Do never
+// re-runs anything on it.
+func (c *Client) Dedicated(ctx context.Context) (*libvirt.Libvirt, error) {
+	c.mu.Lock()
+	err := c.recentRedialFailure(c.virt != nil, time.Now())
+	c.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return c.dialRetry(ctx, true)
+}
+
+// dialRetry dials a connection; with wait it keeps retrying for
+// reconnectWait while the daemon is (re)starting.
+func (c *Client) dialRetry(ctx context.Context, wait bool) (*libvirt.Libvirt, error) {
 	deadline := time.Now().Add(reconnectWait)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -172,7 +213,6 @@ func (c *Client) dialLocked(ctx context.Context, wait bool) (*libvirt.Libvirt, e
 		}
 		l, err := c.open(ctx, limit)
 		if err == nil {
-			c.virt = l
 			return l, nil
 		}
 		if !wait || !daemonStarting(err) || time.Now().After(deadline) {
@@ -240,6 +280,9 @@ type timing struct {
 	// broke: the path already failed once, and the waiting calls should fail
 	// within seconds rather than wait a full first-dial timeout.
 	redialHandshake time.Duration
+	// redialCooldown: after a re-dial failed, callers share its error for
+	// this long instead of dialing again (see recentRedialFailure).
+	redialCooldown time.Duration
 	// keepaliveInterval and keepaliveCount: see keepalive.go.
 	keepaliveInterval time.Duration
 	keepaliveCount    int
@@ -248,6 +291,7 @@ type timing struct {
 var defaultTiming = timing{
 	handshake:         20 * time.Second,
 	redialHandshake:   10 * time.Second,
+	redialCooldown:    15 * time.Second,
 	keepaliveInterval: 5 * time.Second,
 	keepaliveCount:    3,
 }

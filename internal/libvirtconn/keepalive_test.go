@@ -23,6 +23,7 @@ func TestIntegrationFrozenPathFailsCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.timing.keepaliveInterval, c.timing.keepaliveCount, c.timing.redialHandshake = time.Second, 3, 2*time.Second
+	c.timing.redialCooldown = time.Second
 	defer c.Close()
 	ctx := context.Background()
 	if err := c.Do(ctx, func(l *libvirt.Libvirt) error { _, err := l.ConnectGetLibVersion(); return err }); err != nil {
@@ -64,9 +65,57 @@ func TestIntegrationFrozenPathFailsCalls(t *testing.T) {
 		t.Errorf("the calls took %s; want the keepalive window (3-4 s) plus about one re-dial limit (2 s), not one per call", took)
 	}
 
-	// thawed, the next call dials again and works
+	// thawed, the next call after the cooldown dials again and works
 	r.Set(false)
+	time.Sleep(c.timing.redialCooldown)
 	if err := c.Do(ctx, func(l *libvirt.Libvirt) error { _, err := l.ConnectGetLibVersion(); return err }); err != nil {
+		t.Errorf("after the path came back: %v", err)
+	}
+}
+
+// When the path is killed (a killed relay: connections closed, dials
+// refused), the calls in flight fail at once, and so do the calls that
+// arrive during the cooldown after the failed re-dial, without dialing a
+// dead path again each; after the path is back and the cooldown has passed,
+// calls work again. The times are printed.
+func TestIntegrationKilledPathFailsFast(t *testing.T) {
+	integrationURI(t)
+	r := testrelay.New(t, DefaultSystemSocket)
+	c, err := New("qemu+tcp://" + r.Addr() + "/system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.timing.redialCooldown = 3 * time.Second
+	defer c.Close()
+	ctx := context.Background()
+	call := func() error {
+		return c.Do(ctx, func(l *libvirt.Libvirt) error { _, err := l.ConnectGetLibVersion(); return err })
+	}
+	if err := call(); err != nil {
+		t.Fatalf("through the relay: %v", err)
+	}
+	r.Kill()
+	start := time.Now()
+	if err := call(); err == nil {
+		t.Fatal("a call through a killed path succeeded")
+	}
+	first := time.Since(start)
+	// later callers, each arriving after the re-dial failed
+	start = time.Now()
+	for i := 0; i < 10; i++ {
+		if err := call(); err == nil {
+			t.Fatal("a call through a killed path succeeded")
+		}
+	}
+	later := time.Since(start)
+	t.Logf("killed path: the first call failed after %s (re-dial refused for up to %s), 10 later calls within %s",
+		first.Round(10*time.Millisecond), reconnectWait, later.Round(time.Millisecond))
+	if later > time.Second {
+		t.Errorf("10 calls during the cooldown took %s; want them to share the failed re-dial", later)
+	}
+	r.Revive(t)
+	time.Sleep(c.timing.redialCooldown)
+	if err := call(); err != nil {
 		t.Errorf("after the path came back: %v", err)
 	}
 }

@@ -3,6 +3,7 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -405,4 +406,148 @@ resource "libvirt_volume" "v" {
 		left = "the half-written volume (the path was frozen: named by the next apply)"
 	}
 	faultRow(t, "SIGINT during an upload on a frozen path | tofu exit %d %s after SIGINT | %s | -", code, took.Round(10*time.Millisecond), left)
+}
+
+// TestFault_relayKilledDuringParallelApply kills the network path (a relay,
+// as a killed socat) while 30 volumes (10 of them uploads of 16 MiB at
+// 8 MiB/s) and 10 domains are created with -parallelism=20. tofu must exit
+// within 60 s of the kill; then the path comes back and the next apply must
+// converge with nothing imported or deleted by hand.
+func TestFault_relayKilledDuringParallelApply(t *testing.T) {
+	testAccPreCheck(t)
+	const prefix = "tfflt-cut"
+	pool := testAccPool()
+	cleanup := func() {
+		for i := 0; i < 10; i++ {
+			_, _ = virsh("destroy", fmt.Sprintf("%s-%d", prefix, i))
+			_, _ = virsh("undefine", fmt.Sprintf("%s-%d", prefix, i))
+		}
+		for i := 0; i < 30; i++ {
+			_, _ = virsh("vol-delete", "--pool", pool, fmt.Sprintf("%s-%d.img", prefix, i))
+		}
+	}
+	cleanup()
+	t.Cleanup(cleanup)
+	relay := testrelay.New(t, "/var/run/libvirt/libvirt-sock")
+	content := slowImage(t, 16<<20).URL + "/image.raw"
+	dir := t.TempDir()
+	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
+terraform {
+  required_providers {
+    libvirt = { source = "virtxml/libvirt" }
+  }
+}
+
+provider "libvirt" {
+  uri = "qemu+tcp://%[5]s/system"
+}
+
+resource "libvirt_volume" "empty" {
+  count    = 20
+  name     = "%[1]s-${count.index}.img"
+  pool     = %[2]q
+  capacity = 1048576
+}
+
+resource "libvirt_volume" "uploaded" {
+  count  = 10
+  name   = "%[1]s-${count.index + 20}.img"
+  pool   = %[2]q
+  create = { content = { url = %[3]q } }
+}
+
+resource "libvirt_domain" "vm" {
+  count       = 10
+  name        = "%[1]s-${count.index}"
+  type        = %[4]q
+  memory      = 32
+  memory_unit = "MiB"
+  os          = { type = "hvm" }
+  devices = {
+    disks = [{ source = { volume = { pool = %[2]q, volume = libvirt_volume.empty[count.index].name } }, target = { dev = "vda" } }]
+  }
+}
+`, prefix, pool, content, testAccDomainType(), relay.Addr()))
+
+	_, wait := startTofu(t, dir, "apply", "-input=false", "-no-color", "-auto-approve", "-parallelism=20")
+	// kill the path once the creates have begun and some domains exist
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if out, err := virsh("list", "--all", "--name"); err == nil && countNamed(out, prefix+"-") > 0 {
+			break
+		}
+	}
+	relay.Kill()
+	killed := time.Now()
+	code, out := wait()
+	took := time.Since(killed)
+	if code == 0 {
+		t.Logf("the apply finished before the kill took effect:\n%s", out)
+	}
+	if took > 60*time.Second {
+		t.Errorf("tofu exited %s after the path was killed, want within 60 s", took)
+	}
+	// what exists on the host but in no state (tainted entries count as in
+	// state: the next apply replaces them)
+	outside := namesOutsideState(t, tofu, pool, prefix)
+	var errs []string
+	for _, m := range regexp.MustCompile(`Error: (.*)`).FindAllStringSubmatch(out, -1) {
+		errs = append(errs, m[1])
+	}
+	t.Logf("broken apply: exit %d, %d errors %q; outside state: %q", code, len(errs), errs, outside)
+
+	relay.Revive(t)
+	out2, code2 := tofu("apply", "-input=false", "-no-color", "-auto-approve", "-parallelism=20")
+	if code2 != 0 {
+		t.Fatalf("the apply after the path came back did not converge (exit %d):\n%s", code2, out2)
+	}
+	if out, code := tofu("plan", "-input=false", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Errorf("the plan after the second apply is not empty (exit %d):\n%s", code, out)
+	}
+	doms := countNamed(mustVirsh(t, "list", "--all", "--name"), prefix+"-")
+	vols := countNamed(mustVirsh(t, "vol-list", pool), prefix+"-")
+	if doms != 10 || vols != 30 {
+		t.Errorf("the host holds %d domains and %d volumes of this configuration, want 10 and 30", doms, vols)
+	}
+	faultRow(t, "path killed during 30 volumes + 10 domains at -parallelism=20 | exit %d %s after the kill, %d errors | %d objects outside state | converged, plan empty",
+		code, took.Round(100*time.Millisecond), len(errs), len(outside))
+	if out, code := tofu("destroy", "-input=false", "-no-color", "-auto-approve"); code != 0 {
+		t.Errorf("destroy failed:\n%s", out)
+	}
+}
+
+// namesOutsideState lists the domains and volumes named prefix-* that exist
+// on the host but are in no resource of the state.
+func namesOutsideState(t *testing.T, tofu func(args ...string) (string, int), pool, prefix string) []string {
+	t.Helper()
+	show, code := tofu("show", "-json")
+	if code != 0 {
+		t.Fatalf("tofu show -json:\n%s", show)
+	}
+	var st struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Values map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(show), &st); err != nil {
+		t.Fatalf("state JSON: %v", err)
+	}
+	known := map[string]bool{}
+	for _, r := range st.Values.RootModule.Resources {
+		if n, ok := r.Values["name"].(string); ok {
+			known[n] = true
+		}
+	}
+	var outside []string
+	for _, listing := range []string{mustVirsh(t, "list", "--all", "--name"), mustVirsh(t, "vol-list", pool)} {
+		for _, l := range strings.Split(listing, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], prefix+"-") && !known[f[0]] {
+				outside = append(outside, f[0])
+			}
+		}
+	}
+	return outside
 }

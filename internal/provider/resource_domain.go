@@ -167,12 +167,27 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	dom, err := r.defineAndStart(ctx, doc, opts)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot create domain", err.Error())
+		msg := err.Error()
+		if doc.UUID != "" && r.mayExist(ctx, doc.UUID) {
+			if state, uerr := treeresource.Unfinished(req.Plan.Raw, doc.UUID); uerr == nil {
+				resp.State.Raw = state
+				msg += fmt.Sprintf("; domain %s (UUID %s) may exist, so it is recorded as tainted: the next apply looks it up "+
+					"and re-creates it", doc.Name, doc.UUID)
+			}
+		}
+		resp.Diagnostics.AddError("Cannot create domain", msg)
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), treeresource.UUIDString(dom.UUID), plan)
+	id := treeresource.UUIDString(dom.UUID)
+	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
 	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read domain after create", fmt.Sprint(err))
+		msg := fmt.Sprint(err)
+		// the domain was defined: without a state nobody would remove it
+		if unfinished, uerr := treeresource.Unfinished(req.Plan.Raw, id); uerr == nil {
+			resp.State.Raw = unfinished
+			msg += fmt.Sprintf("; domain %s (UUID %s) was created and is recorded as tainted: the next apply re-creates it", doc.Name, id)
+		}
+		resp.Diagnostics.AddError("Cannot read domain after create", msg)
 		return
 	}
 	resp.State.Raw = state
@@ -182,6 +197,24 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 			resp.Diagnostics.AddError("wait_for_ip", err.Error())
 		}
 	}
+}
+
+// mayExist tells, after a failed create, whether the domain with the UUID
+// this provider chose may exist: it does, or the look-up cannot say (the
+// connection is broken). The look-up runs briefly on a context of its own:
+// tofu may be stopping.
+func (r *domainResource) mayExist(ctx context.Context, uuid string) bool {
+	dom, err := domainRef(uuid)
+	if err != nil {
+		return false
+	}
+	lookCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	err = r.Client().Do(lookCtx, func(l *libvirt.Libvirt) error {
+		_, err := l.DomainLookupByUUID(dom.UUID)
+		return err
+	})
+	return !libvirtconn.IsNotFound(err)
 }
 
 // FixUp restores what libvirt drops from the user's document (keepVCPUCurrent).

@@ -27,7 +27,9 @@ type VolumeRequest struct {
 // with the content's format and size (a qcow2 image keeps its format and
 // virtual size), streams the content in, and grows the volume to the
 // configured capacity. Any failure deletes the half-made volume; the error
-// names the URL, the HTTP status and the bytes transferred.
+// names the URL, the HTTP status and the bytes transferred. When that
+// deletion fails too (the connection broke), the volume is returned with the
+// error.
 func CreateVolume(ctx context.Context, l *libvirt.Libvirt, locks *PoolLocks, req VolumeRequest, src *Source) (libvirt.StorageVol, error) {
 	def := *req.Def
 	if def.Target == nil {
@@ -82,11 +84,13 @@ func CreateVolume(ctx context.Context, l *libvirt.Libvirt, locks *PoolLocks, req
 	if err != nil {
 		return libvirt.StorageVol{}, fmt.Errorf("creating volume %q in pool %q: %w", def.Name, req.Pool.Name, err)
 	}
+	// fail returns the volume with the error while it still exists (its
+	// deletion failed too), so that the caller can record or remove it
 	fail := func(err error) (libvirt.StorageVol, error) {
 		unlock := locks.Lock(req.LockKey)
 		defer unlock()
 		if derr := l.StorageVolDelete(vol, 0); derr != nil {
-			return libvirt.StorageVol{}, fmt.Errorf("%w; deleting the incomplete volume %s also failed: %v", err, vol.Key, derr)
+			return vol, fmt.Errorf("%w; deleting the incomplete volume %s also failed: %v", err, vol.Key, derr)
 		}
 		return libvirt.StorageVol{}, err
 	}

@@ -1,7 +1,9 @@
 // Package testrelay is a test helper: a TCP relay to a unix socket
 // (libvirtd's) that can be frozen, as a SIGSTOPped socat relay or a dead
-// network path: bytes stop flowing both ways while the connections stay open.
-// Fault tests point a qemu+tcp:// URI at it.
+// network path (bytes stop flowing both ways while the connections stay
+// open), or killed, as a killed socat relay (every connection closed and new
+// ones refused) and started again on the same address. Fault tests point a
+// qemu+tcp:// URI at it.
 package testrelay
 
 import (
@@ -12,10 +14,13 @@ import (
 
 // Relay forwards every TCP connection it accepts to a unix socket.
 type Relay struct {
-	ln     net.Listener
+	socket string
+	addr   string
 	mu     sync.Mutex
 	cond   *sync.Cond
 	frozen bool
+	ln     net.Listener
+	conns  map[net.Conn]struct{}
 }
 
 // New starts a relay on a loopback port to socket; it stops (thawed) when
@@ -26,29 +31,39 @@ func New(t testing.TB, socket string) *Relay {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Relay{ln: ln}
+	r := &Relay{socket: socket, addr: ln.Addr().String(), conns: map[net.Conn]struct{}{}}
 	r.cond = sync.NewCond(&r.mu)
+	r.serve(ln)
+	t.Cleanup(func() { r.Set(false); r.Kill() })
+	return r
+}
+
+func (r *Relay) serve(ln net.Listener) {
+	r.mu.Lock()
+	r.ln = ln
+	r.mu.Unlock()
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			up, err := net.Dial("unix", socket)
+			up, err := net.Dial("unix", r.socket)
 			if err != nil {
 				c.Close()
 				continue
 			}
+			r.mu.Lock()
+			r.conns[c], r.conns[up] = struct{}{}, struct{}{}
+			r.mu.Unlock()
 			go r.pipe(c, up)
 			go r.pipe(up, c)
 		}
 	}()
-	t.Cleanup(func() { r.Set(false); ln.Close() })
-	return r
 }
 
 // Addr is the relay's host:port.
-func (r *Relay) Addr() string { return r.ln.Addr().String() }
+func (r *Relay) Addr() string { return r.addr }
 
 // Set freezes (true) or thaws (false) every connection of the relay.
 func (r *Relay) Set(frozen bool) {
@@ -58,8 +73,38 @@ func (r *Relay) Set(frozen bool) {
 	r.mu.Unlock()
 }
 
+// Kill closes every connection and stops listening: dials are refused
+// until Revive.
+func (r *Relay) Kill() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ln != nil {
+		r.ln.Close()
+		r.ln = nil
+	}
+	for c := range r.conns {
+		c.Close()
+		delete(r.conns, c)
+	}
+}
+
+// Revive listens again on the same address after Kill.
+func (r *Relay) Revive(t testing.TB) {
+	t.Helper()
+	ln, err := net.Listen("tcp", r.addr)
+	if err != nil {
+		t.Fatalf("relay listening again on %s: %v", r.addr, err)
+	}
+	r.serve(ln)
+}
+
 func (r *Relay) pipe(dst, src net.Conn) {
-	defer dst.Close()
+	defer func() {
+		dst.Close()
+		r.mu.Lock()
+		delete(r.conns, dst)
+		r.mu.Unlock()
+	}()
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
