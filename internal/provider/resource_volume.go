@@ -78,7 +78,9 @@ func NewVolumeResource() resource.Resource {
 								Required: true,
 								Description: "Where the content comes from: `http://` or `https://` URL, `file://` URL or a local path " +
 									"(on the machine running OpenTofu, e.g. `libvirt_cloudinit_disk.x.path`). It is streamed into the " +
-									"volume with flat memory use; a server need not send Content-Length. A qcow2 image keeps its format " +
+									"volume with flat memory use; a server need not send Content-Length. Content compressed with gzip, xz or " +
+									"zstd (recognised by its first bytes, whatever the name) is decompressed while it streams, and the " +
+									"volume holds the decompressed image. A qcow2 image keeps its format " +
 									"(`target.format.type` is set to `qcow2` unless given) and gives the volume its virtual size unless " +
 									"`capacity` is larger (then the volume is grown after the upload). A failed download or upload " +
 									"leaves no volume behind.",

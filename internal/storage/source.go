@@ -27,10 +27,18 @@ type Source struct {
 	VirtualSize uint64
 	// HTTPStatus is the response status of an http(s) source (0 for files).
 	HTTPStatus int
+	// Compression is "gzip", "xz" or "zstd" when the bytes sent are
+	// compressed (recognised by their magic, not by the name): the content
+	// is then the decompressed stream, Size is -1 and WireSize the length
+	// sent (-1 when unknown).
+	Compression string
+	WireSize    int64
 
 	body   io.ReadCloser
 	raw    io.Reader // the content before peeking
 	reader *countingReader
+	wire   *countingReader // the compressed bytes, when Compression is set
+	dec    io.Closer       // the decompressor, when it needs closing
 	stall  context.CancelFunc
 }
 
@@ -149,6 +157,22 @@ func (c *cancelOnClose) Close() error {
 func (s *Source) peek() error {
 	br := bufio.NewReaderSize(s.raw, peekSize)
 	s.reader = &countingReader{r: &drainThen{first: br, rest: s.raw}, expected: s.Size, stall: s.stall}
+	magic, err := br.Peek(maxMagicLen)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return s.errorf("reading the first bytes: %w", err)
+	}
+	if kind := compressionOf(magic); kind != "" {
+		// the bytes sent keep their own count and length check; the content
+		// is what the decompressor yields, peeked again below
+		s.wire = s.reader
+		dec, closer, err := decompressor(kind, s.wire)
+		if err != nil {
+			return s.errorf("reading the %s header: %w", kind, err)
+		}
+		s.Compression, s.WireSize, s.Size, s.dec = kind, s.Size, -1, closer
+		br = bufio.NewReaderSize(dec, peekSize)
+		s.reader = &countingReader{r: &drainThen{first: br, rest: dec}, expected: -1}
+	}
 	head, err := br.Peek(qcow2HeaderLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return s.errorf("reading the first bytes: %w", err)
@@ -171,10 +195,22 @@ func (s *Source) Transferred() int64 { return s.reader.n.Load() }
 
 // Close releases the file or connection.
 func (s *Source) Close() error {
+	if s.dec != nil {
+		s.dec.Close()
+	}
 	if s.body == nil {
 		return nil
 	}
 	return s.body.Close()
+}
+
+// ReadError is the first failure of reading the source (transfer or
+// decompression), nil when none happened.
+func (s *Source) ReadError() error {
+	if s.wire != nil && s.wire.err != nil {
+		return s.wire.err
+	}
+	return s.reader.err
 }
 
 func (s *Source) errorf(format string, args ...any) error {

@@ -127,7 +127,7 @@ func Upload(ctx context.Context, l *libvirt.Libvirt, vol libvirt.StorageVol, src
 	r := &ctxReader{ctx: ctx, r: src.Reader(), max: UploadChunk}
 	err := l.StorageVolUpload(vol, r, 0, length, 0)
 	// The source's own failure explains a libvirt stream abort best.
-	if rerr := src.reader.err; rerr != nil {
+	if rerr := src.ReadError(); rerr != nil {
 		return src.errorf("upload aborted: %w", rerr)
 	}
 	if r.err != nil {
