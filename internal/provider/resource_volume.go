@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
@@ -80,7 +81,8 @@ func NewVolumeResource() resource.Resource {
 									"(on the machine running OpenTofu, e.g. `libvirt_cloudinit_disk.x.path`). It is streamed into the " +
 									"volume with flat memory use; a server need not send Content-Length. Content compressed with gzip, xz or " +
 									"zstd (recognised by its first bytes, whatever the name) is decompressed while it streams, and the " +
-									"volume holds the decompressed image. A qcow2 image keeps its format " +
+									"volume holds the decompressed image. With `TF_LOG=INFO`, the upload's progress (bytes done, total, rate) is " +
+									"logged every 5 seconds, and its final figure when it ends. A qcow2 image keeps its format " +
 									"(`target.format.type` is set to `qcow2` unless given) and gives the volume its virtual size unless " +
 									"`capacity` is larger (then the volume is grown after the upload). A failed download or upload " +
 									"leaves no volume behind.",
@@ -228,9 +230,11 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		l = dl
 		capacity, _ := sizeBytes(plan, "capacity")
 		stopAbort := r.Client().AbortOnDone(ctx, l) // a cancelled upload ends at once, also on a frozen path
+		stopProgress := logProgress(ctx, "upload", fmt.Sprintf("%s/%s", poolName, doc.Name), src.URL, src.Transferred, src.Size)
 		vol, err = storage.CreateVolume(ctx, l, &storageLocks, storage.VolumeRequest{
 			Pool: pool, LockKey: lockKey, Def: doc, Capacity: capacity,
 		}, src)
+		stopProgress()
 		stopAbort()
 		if err != nil {
 			// CreateVolume deletes what it made, but not through a broken
@@ -296,6 +300,23 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	resp.State.Raw = state
+}
+
+// logProgress logs a long transfer's progress at INFO every
+// storage.ProgressInterval (TF_LOG=INFO shows bytes done, total and rate),
+// and its final figure; the returned stop ends it.
+func logProgress(ctx context.Context, op, volume, from string, done func() int64, total int64) (stop func()) {
+	s := storage.ReportProgress(done, total, func(p storage.Progress, final bool) {
+		msg := "volume " + op + " progress"
+		if final {
+			msg = "volume " + op + " ended"
+		}
+		tflog.Info(ctx, msg, map[string]any{
+			"volume": volume, "from": from, "progress": p.String(),
+			"bytes_done": p.Done, "bytes_total": p.Total, "bytes_per_second": int64(p.Rate()),
+		})
+	})
+	return func() { s() }
 }
 
 // recordUnfinished returns, with the create's error, a tainted state for a
