@@ -46,7 +46,8 @@ func NewVolumeResource() resource.Resource {
 			"(https://libvirt.org/formatstorage.html#storage-volume-xml) one to one, plus `pool`, `create` and `path`. " +
 			"A volume is either empty (set `capacity`), an overlay on a base image (`backing_store`), or filled from " +
 			"`create.content.url`, streamed into the pool without a temporary copy. Growing `capacity` resizes the volume " +
-			"in place; shrinking is refused; any other change replaces the volume. Deleting a volume that other volumes use " +
+			"in place; a volume that running domains use is grown through QEMU (block resize), so the guests see the new size at once, " +
+			"without a restart. Shrinking is refused; any other change replaces the volume. Deleting a volume that other volumes use " +
 			"as backing file fails. " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
 		Own: map[string]schema.Attribute{
@@ -430,6 +431,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	want, wantOK := sizeBytes(plan, "capacity")
 	have, _ := sizeBytes(prior, "capacity")
 	if wantOK && want > have {
+		volPath, _ := treeresource.String(prior, "path")
 		err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 			vol, err := lookupVolumeByID(l, key)
 			if err != nil {
@@ -437,7 +439,11 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 			}
 			unlock := storageLocks.Lock(poolLockKey(r.Client().URI(), vol.Pool))
 			defer unlock()
-			return l.StorageVolResize(vol, want, 0)
+			live, err := growVolume(l, vol, volPath, want)
+			if len(live) > 0 {
+				tflog.Info(ctx, "volume grown live in running domains", map[string]any{"volume": key, "disks": live, "bytes": want})
+			}
+			return err
 		})
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("capacity"), "Cannot grow volume", fmt.Sprintf("resizing %s to %d bytes: %v", key, want, err))
