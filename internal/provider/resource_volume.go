@@ -72,9 +72,27 @@ func NewVolumeResource() resource.Resource {
 					"source in state if the volume holds that content (compared at plan, up to the first differing byte); a volume " +
 					"that does not, such as a half-written upload, is replaced, with a warning naming the byte where it differs.",
 				Attributes: map[string]schema.Attribute{
+					"clone": schema.SingleNestedAttribute{
+						Optional: true,
+						Description: "Make the volume a full, independent copy of another volume on the same host (libvirt copies it " +
+							"there, also on a remote host; nothing passes through the machine running OpenTofu). The copy has no backing " +
+							"chain: an overlay is flattened. Its format is the source's unless `target.format.type` is given, its size the " +
+							"source's unless `capacity` is larger (then it is grown after the copy). Progress is logged at INFO every 5 " +
+							"seconds. Exactly one of `content` and `clone` is set.",
+						Attributes: map[string]schema.Attribute{
+							"volume": schema.StringAttribute{
+								Required:    true,
+								Description: "The volume to copy: its name (in `pool`), or its key (its path for file-based pools).",
+							},
+							"pool": schema.StringAttribute{
+								Optional:    true,
+								Description: "The pool of the volume to copy, when `volume` is a name. Default: the pool of the new volume.",
+							},
+						},
+					},
 					"content": schema.SingleNestedAttribute{
-						Required:    true,
-						Description: "Content to upload.",
+						Optional:    true,
+						Description: "Content to upload. Exactly one of `content` and `clone` is set.",
 						Attributes: map[string]schema.Attribute{
 							"url": schema.StringAttribute{
 								Required: true,
@@ -114,9 +132,12 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	config := treeresource.ObjectAttrs(req.Config.Raw)
 	// a new volume needs its size from somewhere; an existing one (imported,
 	// or moved from another provider) has one
+	if !checkCreateChoice(config, &resp.Diagnostics) {
+		return
+	}
 	if req.State.Raw.IsNull() && config["capacity"].IsNull() && config["create"].IsNull() && config["backing_store"].IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("capacity"), "Missing volume capacity",
-			"capacity is required unless create.content.url gives the volume its content (and size) "+
+			"capacity is required unless create.content.url or create.clone gives the volume its content (and size) "+
 				"or backing_store names the image an overlay takes its size from.")
 		return
 	}
@@ -207,7 +228,19 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	var vol libvirt.StorageVol
-	if url != "" {
+	if clone := cloneSource(plan); clone != nil {
+		var unknown bool
+		vol, unknown, err = r.cloneVolume(ctx, poolName, lockKey, doc, plan, clone)
+		if err != nil {
+			msg := err.Error()
+			if unknown {
+				r.recordUnfinished(req.Plan.Raw, vol, poolName, doc.Name, resp)
+				msg += "; whether the copy was created is unknown, so it is recorded as tainted: the next apply looks it up and re-creates it"
+			}
+			resp.Diagnostics.AddAttributeError(path.Root("create").AtName("clone"), "Cannot copy volume", msg)
+			return
+		}
+	} else if url != "" {
 		src, err := storage.Open(ctx, url)
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("create"), "Cannot read volume content", "create.content.url: "+err.Error())

@@ -44,3 +44,21 @@ resource "libvirt_volume" "data" {
   capacity_unit = "GiB"
   target        = { format = { type = "qcow2" } }
 }
+
+# A full, independent copy of another volume, made by libvirt on the host (no
+# backing chain: an overlay is flattened), grown to 30 GiB. Progress is
+# logged at INFO (TF_LOG=INFO).
+resource "libvirt_volume" "vm2_root" {
+  name          = "vm2-root.qcow2"
+  pool          = "default"
+  capacity      = 30
+  capacity_unit = "GiB"
+  create        = { clone = { volume = libvirt_volume.vm1_disk.name } }
+}
+
+# Compressed images (gzip, xz, zstd) are decompressed while they stream.
+resource "libvirt_volume" "fedora_base" {
+  name   = "fedora-base.raw"
+  pool   = "default"
+  create = { content = { url = "https://images.example.com/fedora.raw.xz" } }
+}
