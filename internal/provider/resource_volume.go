@@ -100,7 +100,9 @@ func NewVolumeResource() resource.Resource {
 									"(on the machine running OpenTofu, e.g. `libvirt_cloudinit_disk.x.path`). It is streamed into the " +
 									"volume with flat memory use; a server need not send Content-Length. Content compressed with gzip, xz or " +
 									"zstd (recognised by its first bytes, whatever the name) is decompressed while it streams, and the " +
-									"volume holds the decompressed image. With `TF_LOG=INFO`, the upload's progress (bytes done, total, rate) is " +
+									"volume holds the decompressed image. Raw content going into a raw volume of a file-based pool (dir, fs, netfs) is " +
+									"uploaded sparse: a local file's holes and any content's runs of zeros of 16 MiB or more are skipped, not sent, " +
+									"and the volume stays sparse in the pool. With `TF_LOG=INFO`, the upload's progress (bytes done, total, rate) is " +
 									"logged every 5 seconds, and its final figure when it ends. A qcow2 image keeps its format " +
 									"(`target.format.type` is set to `qcow2` unless given) and gives the volume its virtual size unless " +
 									"`capacity` is larger (then the volume is grown after the upload). A failed download or upload " +

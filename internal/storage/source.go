@@ -37,6 +37,7 @@ type Source struct {
 	body   io.ReadCloser
 	raw    io.Reader // the content before peeking
 	reader *countingReader
+	file   *os.File        // a local file's handle, for its data extents
 	wire   *countingReader // the compressed bytes, when Compression is set
 	dec    io.Closer       // the decompressor, when it needs closing
 	stall  context.CancelFunc
@@ -113,7 +114,7 @@ func (s *Source) openFile(p string) error {
 		return fmt.Errorf("%s is not a regular file", s.URL)
 	}
 	s.Size = st.Size()
-	s.body, s.raw = f, f
+	s.body, s.raw, s.file = f, f, f
 	return nil
 }
 

@@ -95,7 +95,10 @@ func CreateVolume(ctx context.Context, l *libvirt.Libvirt, locks *PoolLocks, req
 		return libvirt.StorageVol{}, err
 	}
 
-	if err := Upload(ctx, l, vol, src); err != nil {
+	// zeros are skipped only for raw content into a raw file: holes in other
+	// formats' files are not the same as zeros
+	sparse := format == "raw" && src.Format == "raw" && sparseTarget(l, req.Pool)
+	if err := upload(ctx, l, vol, src, sparse); err != nil {
 		return fail(err)
 	}
 
@@ -120,6 +123,25 @@ func CreateVolume(ctx context.Context, l *libvirt.Libvirt, locks *PoolLocks, req
 // Upload streams src into vol from offset 0. Memory use is flat: the content
 // passes through go-libvirt's stream buffer, nothing is spooled.
 func Upload(ctx context.Context, l *libvirt.Libvirt, vol libvirt.StorageVol, src *Source) error {
+	return upload(ctx, l, vol, src, false)
+}
+
+// upload streams src into vol; with sparse (a new volume whose unwritten
+// ranges read as zeros), holes and runs of zeros are skipped instead of sent.
+func upload(ctx context.Context, l *libvirt.Libvirt, vol libvirt.StorageVol, src *Source, sparse bool) error {
+	if sparse {
+		err := uploadSparse(ctx, l, vol, src)
+		if rerr := src.ReadError(); rerr != nil {
+			return src.errorf("upload aborted: %w", rerr)
+		}
+		if err != nil {
+			return src.errorf("libvirt upload stream into %s: %w", vol.Key, err)
+		}
+		if src.Size >= 0 && src.Transferred() != src.Size {
+			return src.errorf("uploaded %d of %d bytes", src.Transferred(), src.Size)
+		}
+		return nil
+	}
 	length := uint64(0) // 0: until the end of the stream
 	if src.Size > 0 {
 		length = uint64(src.Size)
