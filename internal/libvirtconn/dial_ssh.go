@@ -37,55 +37,39 @@ type authSource struct {
 }
 
 func (d *sshDialer) Dial() (net.Conn, error) {
-	ep := d.ep
-	signers, sources, closeAgent := collectSigners(ep)
-	defer closeAgent()
-	if len(signers) == 0 {
-		return nil, fmt.Errorf("SSH to %s@%s: no usable key; tried %s. Provide a key without passphrase with keyfile=, "+
-			"or load the key into ssh-agent (ssh-add) and make SSH_AUTH_SOCK visible to the provider",
-			ep.User, ep.hostPort(), describeSources(ep, sources))
+	hops, knownHosts, err := sshRoute(d.ep)
+	if err != nil {
+		return nil, err
 	}
-
-	cfg := &ssh.ClientConfig{
-		User:    ep.User,
-		Auth:    []ssh.AuthMethod{ssh.PublicKeys(signers...)},
-		Timeout: d.timeout,
+	// jump hosts first: each next hop is reached through a direct-tcpip
+	// channel of the one before, with its own keys and host key check
+	var jumps []*ssh.Client
+	closeJumps := func() {
+		for i := len(jumps) - 1; i >= 0; i-- {
+			jumps[i].Close()
+		}
 	}
-	var hostKeyErr error
-	if ep.NoVerify {
-		cfg.HostKeyCallback = ssh.InsecureIgnoreHostKey() //nolint:gosec // the user asked for no_verify=1; Warnings() says so
-	} else {
-		checker, err := newHostKeyChecker(ep.KnownHosts, ep.Hostname, ep.Port)
+	var client *ssh.Client
+	for i, hop := range hops {
+		var via *ssh.Client
+		if i > 0 {
+			via = jumps[i-1]
+		}
+		c, err := d.dialHop(hop, via, knownHosts, i < len(hops)-1)
 		if err != nil {
+			closeJumps()
 			return nil, err
 		}
-		cfg.HostKeyAlgorithms = checker.knownAlgorithms()
-		cfg.HostKeyCallback = func(hostname string, remote net.Addr, key ssh.PublicKey) error {
-			hostKeyErr = checker.check(hostname, remote, key)
-			return hostKeyErr
+		if i < len(hops)-1 {
+			jumps = append(jumps, c)
+		} else {
+			client = c
 		}
 	}
-
-	tcp, err := net.DialTimeout("tcp", ep.hostPort(), d.timeout)
-	if err != nil {
-		return nil, fmt.Errorf("SSH to %s: cannot reach the SSH server: %w", ep.hostPort(), err)
+	if len(jumps) > 0 {
+		// the jump hosts' sessions end with the target's
+		go func() { _ = client.Wait(); closeJumps() }()
 	}
-	_ = tcp.SetDeadline(time.Now().Add(d.timeout))
-	sc, chans, reqs, err := ssh.NewClientConn(tcp, ep.hostPort(), cfg)
-	if err != nil {
-		tcp.Close()
-		if hostKeyErr != nil {
-			return nil, hostKeyErr
-		}
-		if strings.Contains(err.Error(), "unable to authenticate") {
-			return nil, fmt.Errorf("SSH authentication as %q to %s failed: the server accepted none of the offered keys; tried %s. "+
-				"Make sure the public key is in ~%s/.ssh/authorized_keys on the server (%v)",
-				ep.User, ep.hostPort(), describeSources(ep, sources), ep.User, err)
-		}
-		return nil, fmt.Errorf("SSH to %s: %w", ep.hostPort(), err)
-	}
-	_ = tcp.SetDeadline(time.Time{})
-	client := ssh.NewClient(sc, chans, reqs)
 
 	conn, err := d.openRemote(client)
 	if err != nil {
@@ -93,6 +77,71 @@ func (d *sshDialer) Dial() (net.Conn, error) {
 		return nil, err
 	}
 	return conn, nil
+}
+
+// dialHop opens an SSH client to hop, through via (a jump host) when not nil.
+func (d *sshDialer) dialHop(hop sshHop, via *ssh.Client, knownHosts string, isJump bool) (*ssh.Client, error) {
+	ep := d.ep
+	role := ""
+	if isJump {
+		role = "jump host "
+	}
+	signers, sources, closeAgent := collectSigners(ep.SSHAuth, hop.keyFiles, len(hop.keyFiles) > 0)
+	defer closeAgent()
+	if len(signers) == 0 {
+		return nil, fmt.Errorf("SSH to %s%s@%s: no usable key; tried %s. Provide a key without passphrase with keyfile= (or IdentityFile in ssh_config), "+
+			"or load the key into ssh-agent (ssh-add) and make SSH_AUTH_SOCK visible to the provider",
+			role, hop.user, hop.hostPort(), describeSources(ep, sources))
+	}
+	cfg := &ssh.ClientConfig{
+		User:    hop.user,
+		Auth:    []ssh.AuthMethod{ssh.PublicKeys(signers...)},
+		Timeout: d.timeout,
+	}
+	var hostKeyErr error
+	if ep.NoVerify {
+		cfg.HostKeyCallback = ssh.InsecureIgnoreHostKey() //nolint:gosec // the user asked for no_verify=1; Warnings() says so
+	} else {
+		checker, err := newHostKeyChecker(knownHosts, hop.hostname, hop.port)
+		if err != nil {
+			return nil, err
+		}
+		cfg.HostKeyAlgorithms = checker.knownAlgorithms()
+		cfg.HostKeyCallback = func(hostname string, remote net.Addr, key ssh.PublicKey) error {
+			hostKeyErr = checker.check(hostname, remote, key)
+			if hostKeyErr != nil && isJump {
+				hostKeyErr = fmt.Errorf("jump host %s: %w", hop.name, hostKeyErr)
+			}
+			return hostKeyErr
+		}
+	}
+
+	var conn net.Conn
+	var err error
+	if via == nil {
+		conn, err = net.DialTimeout("tcp", hop.hostPort(), d.timeout)
+	} else {
+		conn, err = via.Dial("tcp", hop.hostPort())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("SSH to %s%s: cannot reach the SSH server: %w", role, hop.hostPort(), err)
+	}
+	_ = conn.SetDeadline(time.Now().Add(d.timeout))
+	sc, chans, reqs, err := ssh.NewClientConn(conn, hop.hostPort(), cfg)
+	if err != nil {
+		conn.Close()
+		if hostKeyErr != nil {
+			return nil, hostKeyErr
+		}
+		if strings.Contains(err.Error(), "unable to authenticate") {
+			return nil, fmt.Errorf("SSH authentication as %q to %s%s failed: the server accepted none of the offered keys; tried %s. "+
+				"Make sure the public key is in ~%s/.ssh/authorized_keys on the server (%v)",
+				hop.user, role, hop.hostPort(), describeSources(ep, sources), hop.user, err)
+		}
+		return nil, fmt.Errorf("SSH to %s%s: %w", role, hop.hostPort(), err)
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return ssh.NewClient(sc, chans, reqs), nil
 }
 
 // openRemote opens the byte stream to the remote libvirtd.
@@ -161,13 +210,15 @@ func (d *sshDialer) runRemote(client *ssh.Client, command string) (net.Conn, err
 	}, nil
 }
 
-// collectSigners gathers keys in sshauth= order. The returned func closes the
-// agent connection once the handshake is over.
-func collectSigners(ep *Endpoint) ([]ssh.Signer, []authSource, func()) {
+// collectSigners gathers keys in sshauth= order: the agent's, and keyFiles
+// (the default key files when none); explicit says the files were named
+// (keyfile=, IdentityFile), so a missing one is reported. The returned func
+// closes the agent connection once the handshake is over.
+func collectSigners(auth, keyFiles []string, explicit bool) ([]ssh.Signer, []authSource, func()) {
 	var signers []ssh.Signer
 	var sources []authSource
 	closer := func() {}
-	for _, method := range ep.SSHAuth {
+	for _, method := range auth {
 		switch method {
 		case SSHAuthAgent:
 			sock := os.Getenv("SSH_AUTH_SOCK")
@@ -189,9 +240,9 @@ func collectSigners(ep *Endpoint) ([]ssh.Signer, []authSource, func()) {
 			sources = append(sources, authSource{"ssh-agent", fmt.Sprintf("%d key(s)", len(got))})
 			signers = append(signers, got...)
 		case SSHAuthPrivKey:
-			files := []string{ep.KeyFile}
-			if ep.KeyFile == "" {
-				files = nil
+			files := keyFiles
+			if len(files) == 0 {
+				explicit = false
 				if home, err := os.UserHomeDir(); err == nil {
 					for _, f := range defaultKeyFiles {
 						files = append(files, filepath.Join(home, ".ssh", f))
@@ -199,7 +250,7 @@ func collectSigners(ep *Endpoint) ([]ssh.Signer, []authSource, func()) {
 				}
 			}
 			for _, f := range files {
-				s, note := loadKeyFile(f, ep.KeyFile != "")
+				s, note := loadKeyFile(f, explicit)
 				if s != nil {
 					signers = append(signers, s)
 				}

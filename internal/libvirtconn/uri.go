@@ -53,7 +53,7 @@ var clientOnlyParams = map[string]bool{
 	"name": true, "command": true, "socket": true, "netcat": true, "keyfile": true,
 	"no_verify": true, "no_tty": true, "pkipath": true, "known_hosts": true,
 	"known_hosts_verify": true, "sshauth": true, "mode": true, "proxy": true,
-	"tls_priority": true,
+	"tls_priority": true, "ssh_config": true,
 }
 
 // Proxy modes for qemu+ssh: how the remote libvirt socket is reached.
@@ -104,6 +104,12 @@ type Endpoint struct {
 	// SSH settings.
 	KeyFile     string
 	KnownHosts  string
+	// UserFromURI, PortFromURI, KnownHostsFromURI: the URI set them, so
+	// ssh_config's User, Port and UserKnownHostsFile do not apply.
+	UserFromURI, PortFromURI, KnownHostsFromURI bool
+	// SSHConfig is the OpenSSH client configuration consulted for the host
+	// (default ~/.ssh/config; "none" for none).
+	SSHConfig string
 	NoVerify    bool
 	SSHAuth     []string
 	Proxy       string
@@ -282,12 +288,21 @@ func (e *Endpoint) parseSSH(u *url.URL, q url.Values) error {
 		}
 		e.User = u.User.Username()
 	}
+	e.UserFromURI = e.User != ""
+	e.PortFromURI = u.Port() != ""
 	if e.User == "" {
 		if cur, err := user.Current(); err == nil {
 			e.User = cur.Username
 		}
 	}
+	e.SSHConfig = expandHome(q.Get("ssh_config"))
+	if e.SSHConfig == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			e.SSHConfig = filepath.Join(home, ".ssh", "config")
+		}
+	}
 	e.KeyFile = expandHome(q.Get("keyfile"))
+	e.KnownHostsFromURI = q.Has("known_hosts")
 	e.KnownHosts = expandHome(q.Get("known_hosts"))
 	if e.KnownHosts == "" {
 		if home, err := os.UserHomeDir(); err == nil {
