@@ -343,4 +343,3 @@ func TestIntegrationSSHWithoutSocketForwarding(t *testing.T) {
 		t.Fatalf("want forwarding-forbidden error, got %v", err)
 	}
 }
-

@@ -102,14 +102,14 @@ type Endpoint struct {
 	SocketFromURI bool
 
 	// SSH settings.
-	KeyFile     string
-	KnownHosts  string
+	KeyFile    string
+	KnownHosts string
 	// UserFromURI, PortFromURI, KnownHostsFromURI: the URI set them, so
 	// ssh_config's User, Port and UserKnownHostsFile do not apply.
 	UserFromURI, PortFromURI, KnownHostsFromURI bool
 	// SSHConfig is the OpenSSH client configuration consulted for the host
 	// (default ~/.ssh/config; "none" for none).
-	SSHConfig string
+	SSHConfig   string
 	NoVerify    bool
 	SSHAuth     []string
 	Proxy       string
