@@ -290,7 +290,7 @@ type timing struct {
 
 var defaultTiming = timing{
 	handshake:         20 * time.Second,
-	redialHandshake:   10 * time.Second,
+	redialHandshake:   5 * time.Second,
 	redialCooldown:    15 * time.Second,
 	keepaliveInterval: 5 * time.Second,
 	keepaliveCount:    3,

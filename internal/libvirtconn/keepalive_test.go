@@ -13,7 +13,7 @@ import (
 // A call on a connection whose path freezes fails within the keepalive's
 // window instead of hanging, and so does the re-dial through the frozen
 // path (its handshake limit); the time is printed. Production figures:
-// keepalive 5 s x 3 (dead after 15-20 s of silence) plus a 10 s re-dial
+// keepalive 5 s x 3 (dead after 15-20 s of silence) plus a 5 s re-dial
 // handshake.
 func TestIntegrationFrozenPathFailsCalls(t *testing.T) {
 	integrationURI(t)

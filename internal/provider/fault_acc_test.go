@@ -353,6 +353,51 @@ resource "libvirt_volume" "v" {
 	}
 	faultRow(t, "path frozen before plan | exit %d after %s (no answer to the handshake) | nothing | -", code, took.Round(100*time.Millisecond))
 
+	// 1b. frozen during a plan, after the handshake: half-way through the
+	// bytes a healthy plan exchanges
+	before := relay.Relayed()
+	_, wait = startTofu(t, dir, "plan", "-input=false", "-no-color", "-target=libvirt_volume.small")
+	if code, out := wait(); code != 0 {
+		t.Fatalf("healthy plan (exit %d):\n%s", code, out)
+	}
+	healthy := relay.Relayed() - before
+	for _, interrupt := range []bool{false, true} {
+		base := relay.Relayed()
+		relay.FreezeAfter(healthy / 2)
+		cmd, wait := startTofu(t, dir, "plan", "-input=false", "-no-color", "-target=libvirt_volume.small")
+		// the freeze happens within moments; wait until it did
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if relay.Relayed()-base >= healthy/2 {
+				break
+			}
+		}
+		start = time.Now()
+		if interrupt {
+			time.Sleep(time.Second)
+			start = time.Now()
+			_ = cmd.Process.Signal(syscall.SIGINT)
+		}
+		code, out = wait()
+		took = time.Since(start)
+		relay.Set(false)
+		handshake := strings.Contains(out, "did not answer the handshake")
+		switch {
+		case code == 0:
+			t.Errorf("plan through a path frozen mid-plan succeeded:\n%s", out)
+		case handshake:
+			t.Errorf("the path froze during the handshake, not during the plan (calibration: %d bytes for a healthy plan):\n%s", healthy, out)
+		case !interrupt && took > 30*time.Second:
+			t.Errorf("plan through a path frozen mid-plan: error after %s, want within 30 s:\n%s", took, out)
+		case interrupt && took > 10*time.Second:
+			t.Errorf("tofu took %s to exit after SIGINT on a path frozen mid-plan:\n%s", took, out)
+		}
+		if interrupt {
+			faultRow(t, "SIGINT during a plan on a path frozen mid-plan | tofu exit %d %s after SIGINT | nothing | -", code, took.Round(10*time.Millisecond))
+		} else {
+			faultRow(t, "path frozen during a plan (after %d of its %d bytes) | exit %d after %s (keepalive) | nothing | -", healthy/2, healthy, code, took.Round(100*time.Millisecond))
+		}
+	}
+
 	// 2. frozen during an upload
 	_, wait = startTofu(t, dir, "apply", "-input=false", "-no-color", "-auto-approve")
 	waitVolume(t, pool, name)

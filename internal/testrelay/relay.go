@@ -19,7 +19,10 @@ type Relay struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	frozen bool
-	ln     net.Listener
+	// freezeAfter > 0 freezes the relay once that many more bytes passed
+	freezeAfter int64
+	relayed     int64 // bytes passed, both ways
+	ln          net.Listener
 	conns  map[net.Conn]struct{}
 }
 
@@ -68,9 +71,25 @@ func (r *Relay) Addr() string { return r.addr }
 // Set freezes (true) or thaws (false) every connection of the relay.
 func (r *Relay) Set(frozen bool) {
 	r.mu.Lock()
-	r.frozen = frozen
+	r.frozen, r.freezeAfter = frozen, 0
 	r.cond.Broadcast()
 	r.mu.Unlock()
+}
+
+// FreezeAfter freezes every connection once n more bytes have passed (both
+// ways): a path that dies in the middle of a conversation, after the
+// handshake.
+func (r *Relay) FreezeAfter(n int64) {
+	r.mu.Lock()
+	r.freezeAfter = n
+	r.mu.Unlock()
+}
+
+// Relayed is the number of bytes passed so far, both ways.
+func (r *Relay) Relayed() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.relayed
 }
 
 // Kill closes every connection and stops listening: dials are refused
@@ -109,6 +128,12 @@ func (r *Relay) pipe(dst, src net.Conn) {
 	for {
 		n, err := src.Read(buf)
 		r.mu.Lock()
+		r.relayed += int64(n)
+		if r.freezeAfter > 0 {
+			if r.freezeAfter -= int64(n); r.freezeAfter <= 0 {
+				r.freezeAfter, r.frozen = 0, true
+			}
+		}
 		for r.frozen {
 			r.cond.Wait()
 		}
