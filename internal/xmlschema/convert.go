@@ -221,7 +221,7 @@ func (n *node) fromValue(parent reflect.Value, val tftypes.Value, p *pathStack) 
 			// the struct parses its own attribute text ("$VAR", "0x1f")
 			u := n.ensure(parent).Addr().Interface().(xml.UnmarshalerAttr)
 			if err := u.UnmarshalXMLAttr(xml.Attr{Name: xml.Name{Local: n.textAttr}, Value: s}); err != nil {
-				return p.errorf("%v", err)
+				return p.errorf("libvirt cannot read %q as the %s attribute (%v)", s, n.textAttr, err)
 			}
 			return nil
 		}
