@@ -1,9 +1,15 @@
 package provider
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -269,4 +275,356 @@ resource "libvirt_nwfilter" "x" {
 	} {
 		t.Run(name, func(t *testing.T) { testUnitPlanError(t, tc.config, tc.want) })
 	}
+}
+
+// The guest test owns these names, this MAC and this subnet.
+const (
+	nwfilterGuestName   = "tfacc-nwf-guest"
+	nwfilterGuestSubnet = "10.233.91"
+	nwfilterGuestMAC    = "52:54:00:23:91:10"
+)
+
+// nwfilterGuestConfig is an isolated network, a filter whose one rule
+// matches all traffic from the guest to $HOST with the given action, and the
+// test guest with an interface that references the filter and sets HOST to
+// the network's own address (the host's side of the bridge).
+func nwfilterGuestConfig(guestDir, overlay, seed, consoleLog, action string, withFilter bool) string {
+	filter := fmt.Sprintf(`
+resource "libvirt_nwfilter" "guard" {
+  name  = "%[1]s"
+  chain = "root"
+  entries = [
+    { rule = { action = %[2]q, direction = "out", priority = 100, all = { dst_ip_addr = "$HOST" } } },
+  ]
+}
+`, nwfilterGuestName, action)
+	filterName := "libvirt_nwfilter.guard.name"
+	if !withFilter {
+		// the domain keeps naming the filter, which leaves the configuration
+		filter, filterName = "", fmt.Sprintf("%q", nwfilterGuestName)
+	}
+	return testAccProviderConfig() + filter + fmt.Sprintf(`
+resource "libvirt_network" "net" {
+  name      = "%[1]s-net"
+  autostart = false
+  ips = [{
+    address = "%[2]s.1"
+    prefix  = 24
+    dhcp = {
+      ranges = [{ start = "%[2]s.100", end = "%[2]s.200" }]
+      hosts  = [{ mac = %[3]q, ip = "%[2]s.10", name = "nwf-guest" }]
+    }
+  }]
+}
+
+resource "libvirt_domain" "guest" {
+  name             = %[1]q
+  type             = %[4]q
+  memory           = 512
+  memory_unit      = "MiB"
+  vcpu             = 1
+  running          = true
+  shutdown_timeout = "0s"
+
+  os = {
+    type    = "hvm"
+    kernel  = "%[5]s/vmlinuz"
+    initrd  = "%[5]s/initrd.img"
+    cmdline = "root=/dev/vda rw console=ttyS0 net.ifnames=0"
+  }
+
+  devices = {
+    disks = [
+      { source = { file = { file = %[6]q } }, target = { dev = "vda", bus = "virtio" }, driver = { name = "qemu", type = "qcow2" } },
+      { device = "cdrom", source = { file = { file = %[7]q } }, target = { dev = "sda", bus = "scsi" }, read_only = true },
+    ]
+    controllers = [{ type = "scsi", model = "virtio-scsi" }]
+    interfaces = [{
+      type       = "network"
+      mac        = { address = %[3]q }
+      model      = { type = "virtio" }
+      source     = { network = { network = libvirt_network.net.name } }
+      filter_ref = { filter = %[9]s, parameters = [{ name = "HOST", value = "%[2]s.1" }] }
+    }]
+    serials  = [{ source = { file = { path = %[8]q } }, target = { port = 0 } }]
+    consoles = [{ target = { type = "serial", port = 0 } }]
+    channels = [{
+      source = { unix = {} }
+      target = { virt_io = { name = "org.qemu.guest_agent.0" } }
+    }]
+  }
+}
+
+data "libvirt_domain_interface_addresses" "agent" {
+  domain = libvirt_domain.guest.id
+  source = "agent"
+  wait   = { timeout = "6m", until = "ipv4" }
+}
+`, nwfilterGuestName, nwfilterGuestSubnet, nwfilterGuestMAC, testAccDomainType(), guestDir, overlay, seed, consoleLog, filterName)
+}
+
+// nwfilterGuestExec runs a command in the guest through the guest agent
+// (guest-exec, then guest-exec-status until it exits) and returns its exit
+// code and output. Nothing but libvirt is used to reach the guest.
+func nwfilterGuestExec(t *testing.T, domain string, args ...string) (int, string, error) {
+	t.Helper()
+	req, _ := json.Marshal(map[string]any{"execute": "guest-exec", "arguments": map[string]any{
+		"path": args[0], "arg": args[1:], "capture-output": true}})
+	var pid int
+	var execErr error
+	testAccLibvirt(t, func(l *libvirt.Libvirt) error {
+		dom, err := l.DomainLookupByName(domain)
+		if err != nil {
+			return err
+		}
+		out, err := l.QEMUDomainAgentCommand(dom, string(req), 30, 0)
+		if err != nil {
+			execErr = err
+			return nil
+		}
+		var reply struct {
+			Return struct{ Pid int } `json:"return"`
+		}
+		if len(out) == 0 || json.Unmarshal([]byte(out[0]), &reply) != nil || reply.Return.Pid == 0 {
+			execErr = fmt.Errorf("guest-exec: unexpected reply %v", out)
+		}
+		pid = reply.Return.Pid
+		return nil
+	})
+	if execErr != nil {
+		return 0, "", execErr
+	}
+	status := fmt.Sprintf(`{"execute":"guest-exec-status","arguments":{"pid":%d}}`, pid)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		var reply struct {
+			Return struct {
+				Exited   bool   `json:"exited"`
+				ExitCode int    `json:"exitcode"`
+				OutData  string `json:"out-data"`
+				ErrData  string `json:"err-data"`
+			} `json:"return"`
+		}
+		testAccLibvirt(t, func(l *libvirt.Libvirt) error {
+			dom, err := l.DomainLookupByName(domain)
+			if err != nil {
+				return err
+			}
+			out, err := l.QEMUDomainAgentCommand(dom, status, 30, 0)
+			if err != nil {
+				execErr = err
+				return nil
+			}
+			if len(out) > 0 {
+				execErr = json.Unmarshal([]byte(out[0]), &reply)
+			}
+			return nil
+		})
+		if execErr != nil {
+			return 0, "", execErr
+		}
+		if reply.Return.Exited {
+			o, _ := base64.StdEncoding.DecodeString(reply.Return.OutData)
+			e, _ := base64.StdEncoding.DecodeString(reply.Return.ErrData)
+			return reply.Return.ExitCode, string(o) + string(e), nil
+		}
+	}
+	return 0, "", fmt.Errorf("guest command %v did not exit within a minute", args)
+}
+
+// nwfilterReachHost is the guest's probe: a TCP connection to the DNS port
+// of libvirt's dnsmasq on the host's bridge address, given 5 seconds.
+var nwfilterReachHost = []string{"/usr/bin/timeout", "5", "/bin/bash", "-c",
+	"exec 3<>/dev/tcp/" + nwfilterGuestSubnet + ".1/53 && echo connected"}
+
+// nwfilterCheckReach runs the probe in the guest and fails unless it
+// succeeds (want true) or fails (want false).
+func nwfilterCheckReach(t *testing.T, want bool) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		code, out, err := nwfilterGuestExec(t, nwfilterGuestName, nwfilterReachHost...)
+		if err != nil {
+			return err
+		}
+		t.Logf("guest: %v -> exit %d, output %q", nwfilterReachHost[3:], code, strings.TrimSpace(out))
+		switch {
+		case want && (code != 0 || !strings.Contains(out, "connected")):
+			return fmt.Errorf("the guest cannot reach %s.1:53 (exit %d, %q), the filter should allow it", nwfilterGuestSubnet, code, out)
+		case !want && code == 0:
+			return fmt.Errorf("the guest still reaches %s.1:53 (%q), the filter should drop it", nwfilterGuestSubnet, out)
+		case !want && code != 124:
+			// timeout's code: the connection hung, dropped, rather than
+			// failing for another reason
+			return fmt.Errorf("the probe failed with exit %d (%q), want 124: a timeout of the dropped connection", code, out)
+		}
+		return nil
+	}
+}
+
+// nwfilterGuestDomID records (into *id when it is 0) or compares the running
+// guest's domain ID, which changes whenever the guest is stopped and started.
+func nwfilterGuestDomID(t *testing.T, id *int32) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		var dom libvirt.Domain
+		var state int32
+		testAccLibvirt(t, func(l *libvirt.Libvirt) error {
+			var err error
+			if dom, err = l.DomainLookupByName(nwfilterGuestName); err != nil {
+				return err
+			}
+			state, _, err = l.DomainGetState(dom, 0)
+			return err
+		})
+		switch {
+		case libvirt.DomainState(state) != libvirt.DomainRunning || dom.ID <= 0:
+			return fmt.Errorf("domain %s is not running (state %d, id %d)", nwfilterGuestName, state, dom.ID)
+		case *id == 0:
+			*id = dom.ID
+		case dom.ID != *id:
+			return fmt.Errorf("domain %s has ID %d, was %d: it was restarted", nwfilterGuestName, dom.ID, *id)
+		default:
+			t.Logf("domain %s still runs with ID %d", nwfilterGuestName, dom.ID)
+		}
+		return nil
+	}
+}
+
+// nwfilterGuestLeftovers removes what an earlier run that died left under
+// the test's names.
+func nwfilterGuestLeftovers(t *testing.T) {
+	t.Helper()
+	testAccLibvirt(t, func(l *libvirt.Libvirt) error {
+		if dom, err := l.DomainLookupByName(nwfilterGuestName); err == nil {
+			t.Logf("removing domain %s left behind by an earlier run", nwfilterGuestName)
+			_ = l.DomainDestroy(dom)
+			if err := l.DomainUndefineFlags(dom, libvirt.DomainUndefineNvram|libvirt.DomainUndefineManagedSave); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	testAccNetworkPreCheck(t, nwfilterGuestName+"-net")
+	nwfilterRemove(t, nwfilterGuestName)
+}
+
+// TestAccNWFilter_guestBlocked boots the test guest once, with an interface
+// whose filter_ref names the filter (and passes the host's bridge address as
+// the HOST parameter). With an accepting rule the guest reaches the host's
+// dnsmasq on port 53; the rule's action changed to drop is an in-place
+// update that libvirt applies to the running guest, and the same probe now
+// times out. The guest keeps its domain ID throughout. It is observed only
+// through libvirt and its guest agent. Last, destroying the filter while the
+// guest uses it fails and names the guest.
+func TestAccNWFilter_guestBlocked(t *testing.T) {
+	guestDir := e2eGuestDir(t)
+	testAccPreCheck(t)
+	work, overlay, seed := testAccGuestDisks(t, guestDir, nwfilterGuestName, "nwf-guest")
+	consoleLog := filepath.Join(work, "console.log")
+	t.Cleanup(func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(consoleLog); err == nil {
+				t.Logf("guest console (last 3000 bytes):\n%s", tail(string(b), 3000))
+			}
+		}
+	})
+	var domID int32
+	var filterUUID string
+	var started time.Time
+	sameFilter := func(s *terraform.State) error {
+		got := s.RootModule().Resources["libvirt_nwfilter.guard"].Primary.Attributes["id"]
+		if filterUUID == "" {
+			filterUUID = got
+		} else if got != filterUUID {
+			return fmt.Errorf("filter id %s, was %s: replaced instead of updated", got, filterUUID)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck: func() {
+			nwfilterGuestLeftovers(t)
+			started = time.Now()
+		},
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: resource.ComposeAggregateTestCheckFunc(
+			nwfilterGone(t, nwfilterGuestName),
+			testAccCheckNetworkGone(nwfilterGuestName+"-net"),
+			func(*terraform.State) error {
+				var err error
+				testAccLibvirt(t, func(l *libvirt.Libvirt) error {
+					_, err = l.DomainLookupByName(nwfilterGuestName)
+					return nil
+				})
+				if !libvirtconn.IsNotFound(libvirtconn.WrapError(err)) {
+					return fmt.Errorf("domain %s still exists (lookup: %v)", nwfilterGuestName, err)
+				}
+				return nil
+			},
+		),
+		Steps: []resource.TestStep{
+			{
+				Config: nwfilterGuestConfig(guestDir, overlay, seed, consoleLog, "accept", true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_domain.guest",
+						tfjsonpath.New("devices").AtMapKey("interfaces").AtSliceIndex(0).AtMapKey("filter_ref").AtMapKey("filter"),
+						knownvalue.StringExact(nwfilterGuestName)),
+					statecheck.ExpectKnownValue("data.libvirt_domain_interface_addresses.agent", tfjsonpath.New("ipv4_addresses"),
+						knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact(nwfilterGuestSubnet + ".10")})),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					func(*terraform.State) error {
+						t.Logf("guest up with its address %v after the test started", time.Since(started).Round(time.Second))
+						return nil
+					},
+					nwfilterGuestDomID(t, &domID),
+					sameFilter,
+					nwfilterCheckReach(t, true),
+				),
+			},
+			{
+				// the rule now drops: redefined in place, applied live
+				Config: nwfilterGuestConfig(guestDir, overlay, seed, consoleLog, "drop", true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("libvirt_nwfilter.guard", plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction("libvirt_domain.guest", plancheck.ResourceActionNoop),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					sameFilter,
+					nwfilterGuestDomID(t, &domID),
+					nwfilterCheckReach(t, false),
+					nwfilterGuestDomID(t, &domID),
+				),
+			},
+			{
+				// back to accept: the guest reaches the host again, so the
+				// failure above was the filter's doing
+				Config: nwfilterGuestConfig(guestDir, overlay, seed, consoleLog, "accept", true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_nwfilter.guard", plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					sameFilter,
+					nwfilterCheckReach(t, true),
+					nwfilterGuestDomID(t, &domID),
+				),
+			},
+			{
+				// the filter leaves the configuration while the guest uses it
+				Config:      nwfilterGuestConfig(guestDir, overlay, seed, consoleLog, "accept", false),
+				ExpectError: regexp.MustCompile(`(?s)Network filter is in use.*running\s+domains\s+use\s+it:\s+` + nwfilterGuestName + `\.`),
+			},
+			{
+				// still defined and in the state; the destroy that follows
+				// removes the guest first
+				Config: nwfilterGuestConfig(guestDir, overlay, seed, consoleLog, "accept", true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_nwfilter.guard", plancheck.ResourceActionNoop)},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(sameFilter, nwfilterGuestDomID(t, &domID)),
+			},
+		},
+	})
 }
