@@ -137,8 +137,8 @@ func nwfilterRemove(t *testing.T, names ...string) {
 }
 
 // TestAccNWFilter_basic: create with rules, read back what libvirt holds, an
-// in-place rule change that keeps the UUID, a replacement on a new name,
-// import by name and by UUID, and a destroy that leaves nothing.
+// in-place rule change that keeps the UUID, import by name and by UUID, a
+// replacement on a new name, and a destroy that leaves nothing.
 func TestAccNWFilter_basic(t *testing.T) {
 	name, renamed := "tfacc-nwf-basic", "tfacc-nwf-basic2"
 	var uuid string
@@ -225,9 +225,22 @@ func TestAccNWFilter_basic(t *testing.T) {
 
 // TestAccNWFilter_existing: a filter of the same name outside the state is
 // never redefined; the error names the import ID, and the filter is intact.
+// Adopted with an import block and a configuration that writes what it
+// holds, it plans no change; the destroy then removes it.
 func TestAccNWFilter_existing(t *testing.T) {
 	name := "tfacc-nwf-existing"
 	const outside = `<filter name='tfacc-nwf-existing' chain='root'><rule action='drop' direction='in'><icmp/></rule></filter>`
+	adopt := testAccProviderConfig() + fmt.Sprintf(`
+import {
+  to = libvirt_nwfilter.test
+  id = %[1]q
+}
+
+resource "libvirt_nwfilter" "test" {
+  name    = %[1]q
+  entries = [{ rule = { action = "drop", direction = "in", icmp = {} } }]
+}
+`, name)
 	resource.Test(t, resource.TestCase{
 		PreCheck: func() {
 			testAccPreCheck(t)
@@ -239,19 +252,30 @@ func TestAccNWFilter_existing(t *testing.T) {
 			t.Cleanup(func() { nwfilterRemove(t, name) })
 		},
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             nwfilterGone(t, name),
 		Steps: []resource.TestStep{{
 			Config:      nwfilterConfig(name, "accept", "10.233.90.1"),
 			ExpectError: regexp.MustCompile(`(?s)network filter named "tfacc-nwf-existing" already exists.*id = "tfacc-nwf-existing"`),
 		}, {
-			// the outside filter still has its own rule
-			Config: testAccProviderConfig(),
+			Config: adopt,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				// the refused create above did not touch it: adopting it
+				// as it is changes nothing
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_nwfilter.test", plancheck.ResourceActionNoop)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("libvirt_nwfilter.test", tfjsonpath.New("chain"), knownvalue.StringExact("root")),
+				statecheck.ExpectKnownValue("libvirt_nwfilter.test",
+					tfjsonpath.New("entries").AtSliceIndex(0).AtMapKey("rule").AtMapKey("priority"), knownvalue.Int64Exact(500)),
+			},
 			Check: func(*terraform.State) error {
 				doc, err := nwfilterDump(t, name)
 				if err != nil {
 					return err
 				}
-				if len(doc.Entries) != 1 || doc.Entries[0].Rule == nil || doc.Entries[0].Rule.ICMP == nil {
-					return fmt.Errorf("the filter outside the state was changed: %+v", doc.Entries)
+				if len(doc.Entries) != 1 || doc.Entries[0].Rule == nil || doc.Entries[0].Rule.ICMP == nil || doc.Entries[0].Rule.Action != "drop" {
+					return fmt.Errorf("the adopted filter was changed: %+v", doc.Entries)
 				}
 				return nil
 			},
