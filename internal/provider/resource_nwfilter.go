@@ -42,7 +42,8 @@ func NewNWFilterResource() resource.Resource {
 			"Any change but `name` or `uuid` redefines the filter in place, and libvirt applies the new rules at once to " +
 			"the running guests that use it, without restarting them; the redefinition starts from the definition libvirt " +
 			"holds then. Changing `name` or `uuid` replaces the filter. " +
-			"Destroying a filter that a running guest or another filter still references fails and names them. " +
+			"Destroying a filter fails while a running guest uses it, directly or through another filter, and the error names " +
+			"the guests; libvirt does let a filter go that only other filters reference, and a warning then names those filters. " +
 			"Import by name or UUID. " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
 		Own: map[string]schema.Attribute{

@@ -42,7 +42,7 @@ resource "libvirt_domain" "web1" {
       type   = "network"
       model  = { type = "virtio" }
       source = { network = { network = libvirt_network.web.name } }
-      # the interface uses the filter; parameters fill its variables (IP is
+      # the interface uses the filter; parameters fill its variables (IP,
       # which clean-traffic uses, is learnt by libvirt when not given)
       filter_ref = {
         filter     = libvirt_nwfilter.guard.name
