@@ -25,6 +25,8 @@ var (
 	_ resource.ResourceWithImportState = (*nwfilterResource)(nil)
 	_ resource.ResourceWithConfigure   = (*nwfilterResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*nwfilterResource)(nil)
+
+	_ resource.ResourceWithValidateConfig = (*nwfilterResource)(nil)
 )
 
 // NewNWFilterResource returns the libvirt_nwfilter resource.
@@ -71,6 +73,64 @@ func (r *nwfilterResource) ModifyPlan(_ context.Context, req resource.ModifyPlan
 		return // create or destroy
 	}
 	treeresource.SetPlan(resp, plan)
+}
+
+// ValidateConfig refuses entries libvirt would silently cut short: an entry
+// is one <rule> or one <filterref> (libvirtxml writes only the rule of an
+// entry with both, nothing of an entry with neither), and libvirt reads one
+// protocol match per rule and drops the others.
+func (r *nwfilterResource) ValidateConfig(_ context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	for _, p := range nwfilterEntryProblems(treeresource.ObjectAttrs(req.Config.Raw)) {
+		resp.Diagnostics.AddAttributeError(path.Root("entries"), "Invalid network filter entry", p) // p names the path
+	}
+}
+
+// nwfilterEntryProblems checks the configured entries; values not known yet
+// are skipped.
+func nwfilterEntryProblems(config map[string]tftypes.Value) []string {
+	var entries []tftypes.Value
+	if v, ok := config["entries"]; !ok || !v.IsKnown() || v.IsNull() || v.As(&entries) != nil {
+		return nil
+	}
+	set := func(attrs map[string]tftypes.Value, name string) bool {
+		v, ok := attrs[name]
+		return ok && (!v.IsKnown() || !v.IsNull())
+	}
+	var problems []string
+	for i, e := range entries {
+		var attrs map[string]tftypes.Value
+		if !e.IsKnown() || e.IsNull() || e.As(&attrs) != nil {
+			continue
+		}
+		rule, ref := set(attrs, "rule"), set(attrs, "filter_ref")
+		switch {
+		case rule && ref:
+			problems = append(problems, fmt.Sprintf("entries[%d]: rule and filter_ref are alternatives: one entry is one <rule> "+
+				"or one <filterref>; write two entries", i))
+			continue
+		case !rule && !ref:
+			problems = append(problems, fmt.Sprintf("entries[%d]: set rule or filter_ref", i))
+			continue
+		case ref:
+			continue
+		}
+		var ruleAttrs map[string]tftypes.Value
+		if v := attrs["rule"]; !v.IsKnown() || v.As(&ruleAttrs) != nil {
+			continue
+		}
+		var matches []string
+		for name, v := range ruleAttrs {
+			if _, isObject := v.Type().(tftypes.Object); isObject && (!v.IsKnown() || !v.IsNull()) {
+				matches = append(matches, name)
+			}
+		}
+		if len(matches) > 1 {
+			sort.Strings(matches)
+			problems = append(problems, fmt.Sprintf("entries[%d].rule: %s are alternatives: libvirt reads one protocol match "+
+				"per rule and ignores the others; write one rule per protocol", i, strings.Join(matches, " and ")))
+		}
+	}
+	return problems
 }
 
 func (r *nwfilterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -138,7 +138,8 @@ func nwfilterRemove(t *testing.T, names ...string) {
 
 // TestAccNWFilter_basic: create with rules, read back what libvirt holds, an
 // in-place rule change that keeps the UUID, import by name and by UUID, a
-// replacement on a new name, and a destroy that leaves nothing.
+// replacement on a new name, a filter undefined outside defined again, and a
+// destroy that leaves nothing.
 func TestAccNWFilter_basic(t *testing.T) {
 	name, renamed := "tfacc-nwf-basic", "tfacc-nwf-basic2"
 	var uuid string
@@ -219,6 +220,17 @@ func TestAccNWFilter_basic(t *testing.T) {
 					nwfilterCheckLibvirt(t, renamed, "drop", "10.233.90.2", nil),
 				),
 			},
+			{
+				// undefined outside the configuration: the refresh drops it
+				// from the state and the apply defines it again
+				PreConfig: func() { nwfilterRemove(t, renamed) },
+				Config:    nwfilterConfig(renamed, "drop", "10.233.90.2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_nwfilter.test", plancheck.ResourceActionCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: nwfilterCheckLibvirt(t, renamed, "drop", "10.233.90.2", nil),
+			},
 		},
 	})
 }
@@ -283,8 +295,10 @@ resource "libvirt_nwfilter" "test" {
 	})
 }
 
-// TestUnitNWFilter_validation: a match value libvirt's field cannot hold is
-// refused by validate with the attribute path; name is required.
+// TestUnitNWFilter_validation: validate refuses, with the attribute path, a
+// match value libvirt's field cannot hold and entries libvirt would cut
+// short (both or neither of rule and filter_ref, two protocol matches in a
+// rule); name is required.
 func TestUnitNWFilter_validation(t *testing.T) {
 	for name, tc := range map[string]struct{ config, want string }{
 		"bad hexadecimal value": {`
@@ -292,6 +306,24 @@ resource "libvirt_nwfilter" "x" {
   name    = "f"
   entries = [{ rule = { action = "accept", direction = "out", mac = { protocol_id = "0xZZ" } } }]
 }`, `(?s)entries\[0\]\.rule\.mac\.protocol_id: libvirt cannot read "0xZZ" as the protocolid\s+attribute`},
+		"rule and filter_ref in one entry": {`
+resource "libvirt_nwfilter" "x" {
+  name    = "f"
+  entries = [
+    { rule = { action = "accept", direction = "out", all = {} } },
+    { rule = { action = "accept", direction = "out" }, filter_ref = { filter = "allow-arp" } },
+  ]
+}`, `(?s)entries\[1\]: rule and filter_ref are alternatives`},
+		"an empty entry": {`
+resource "libvirt_nwfilter" "x" {
+  name    = "f"
+  entries = [{}]
+}`, `(?s)entries\[0\]: set rule or filter_ref`},
+		"two protocol matches in one rule": {`
+resource "libvirt_nwfilter" "x" {
+  name    = "f"
+  entries = [{ rule = { action = "accept", direction = "out", tcp = { dst_port_start = "22" }, udp = { dst_port_start = "53" } } }]
+}`, `(?s)entries\[0\]\.rule: tcp and udp are alternatives: libvirt reads one protocol\s+match per rule`},
 		"name is required": {`
 resource "libvirt_nwfilter" "x" {
   chain = "root"
@@ -650,5 +682,73 @@ func TestAccNWFilter_guestBlocked(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(sameFilter, nwfilterGuestDomID(t, &domID)),
 			},
 		},
+	})
+}
+
+// TestAccNWFilter_references: a filter that references another managed
+// filter with a parameter; libvirt holds the reference, the provider's
+// in-use lookup finds the referencing filter, and the destroy (referencing
+// filter first) leaves neither.
+func TestAccNWFilter_references(t *testing.T) {
+	base, outer := "tfacc-nwf-base", "tfacc-nwf-outer"
+	config := testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_nwfilter" "base" {
+  name    = %[1]q
+  entries = [{ rule = { action = "drop", direction = "out", ip = { dst_ip_addr = "$BLOCKED" } } }]
+}
+
+resource "libvirt_nwfilter" "outer" {
+  name = %[2]q
+  entries = [
+    { filter_ref = { filter = libvirt_nwfilter.base.name, parameters = [{ name = "BLOCKED", value = "10.233.90.9" }] } },
+    { filter_ref = { filter = "allow-arp" } },
+  ]
+}
+`, base, outer)
+	resource.Test(t, resource.TestCase{
+		PreCheck: func() {
+			testAccPreCheck(t)
+			nwfilterRemove(t, outer, base)
+		},
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             nwfilterGone(t, outer, base),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("libvirt_nwfilter.outer",
+					tfjsonpath.New("entries").AtSliceIndex(0).AtMapKey("filter_ref").AtMapKey("parameters").AtSliceIndex(0).AtMapKey("value"),
+					knownvalue.StringExact("10.233.90.9")),
+			},
+			Check: func(*terraform.State) error {
+				doc, err := nwfilterDump(t, outer)
+				if err != nil {
+					return err
+				}
+				if len(doc.Entries) != 2 || doc.Entries[0].Ref == nil || doc.Entries[0].Ref.Filter != base ||
+					len(doc.Entries[0].Ref.Parameters) != 1 || doc.Entries[0].Ref.Parameters[0].Value != "10.233.90.9" {
+					return fmt.Errorf("libvirt holds %+v, want a filterref to %s with BLOCKED=10.233.90.9 first", doc.Entries, base)
+				}
+				var users nwfilterUsers
+				testAccLibvirt(t, func(l *libvirt.Libvirt) error {
+					users, err = nwfilterUsersOf(l, base)
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				if len(users.filters) != 1 || users.filters[0] != outer || len(users.domains) != 0 {
+					return fmt.Errorf("users of %s: filters %v, domains %v; want filters [%s], no domains", base, users.filters, users.domains, outer)
+				}
+				return nil
+			},
+		}, {
+			ResourceName:      "libvirt_nwfilter.outer",
+			ImportState:       true,
+			ImportStateId:     outer,
+			ImportStateVerify: true,
+		}},
 	})
 }
