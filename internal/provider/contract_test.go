@@ -149,6 +149,22 @@ func TestSchemaContract(t *testing.T) {
 			"dns.host[].hostnames[].hostname": kindStr,
 			"domain.name":                     kindStr,
 		}},
+		"libvirt_nwfilter": {NewNWFilterResource(), map[string]attrKind{
+			"name":                                   kindStr,
+			"chain":                                  kindStr,
+			"priority":                               kindNum,
+			"entries":                                kindListed,
+			"entries[].rule":                         kindObj,
+			"entries[].rule.action":                  kindStr,
+			"entries[].rule.direction":               kindStr,
+			"entries[].rule.priority":                kindNum,
+			"entries[].rule.ip.dst_ip_addr":          kindStr,
+			"entries[].rule.tcp.dst_port_start":      kindStr,
+			"entries[].rule.tcp_ipv6":                kindObj,
+			"entries[].filter_ref.filter":            kindStr,
+			"entries[].filter_ref.parameters[].name": kindStr,
+			"id":                                     kindStr,
+		}},
 	}
 	checked := 0
 	for typeName, c := range contract {

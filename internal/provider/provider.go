@@ -100,6 +100,7 @@ func (p *libvirtProvider) Resources(context.Context) []func() resource.Resource 
 		NewCloudinitDiskResource,
 		NewDomainResource,
 		NewNetworkResource,
+		NewNWFilterResource,
 		NewPoolResource,
 		NewVolumeResource,
 	}

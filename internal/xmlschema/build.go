@@ -10,6 +10,22 @@ import (
 
 var xmlNameType = reflect.TypeOf(xml.Name{})
 
+var (
+	marshalerAttrType   = reflect.TypeOf((*xml.MarshalerAttr)(nil)).Elem()
+	unmarshalerAttrType = reflect.TypeOf((*xml.UnmarshalerAttr)(nil)).Elem()
+)
+
+// textAttrType reports whether t is a struct that writes and reads itself as
+// one XML attribute value (libvirtxml's NWFilterField: "$VAR", "0x1f" or
+// text): in the schema it is a string, converted by its own methods.
+func textAttrType(t reflect.Type) bool {
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	pt := reflect.PointerTo(t)
+	return pt.Implements(marshalerAttrType) && pt.Implements(unmarshalerAttrType)
+}
+
 type xmlTag struct {
 	name      string
 	attr      bool
@@ -135,6 +151,9 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 		if _, ok := b.policy.Skip[key]; ok {
 			continue
 		}
+		if e, ok := b.policy.Element[key]; ok {
+			tag.name = e
+		}
 		st := step{index: i, ptr: f.Type.Kind() == reflect.Pointer}
 		if f.Anonymous {
 			// an embedded struct's fields are the element's own, as
@@ -156,6 +175,11 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 		}
 		childTF := joinPath(tfPath, name)
 
+		if tag.attr && f.Type.Kind() == reflect.Struct && textAttrType(f.Type) {
+			add(&node{name: name, legacy: legacy, xmlPath: strings.TrimSuffix(xmlPath, ">") + " " + tag.name + "=...>", kind: kindString,
+				steps: []step{st}, goType: f.Type, omitEmpty: true, textAttr: tag.name})
+			continue
+		}
 		if k, ok := leafKind(f.Type); ok {
 			desc := xmlPath
 			switch {

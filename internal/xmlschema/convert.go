@@ -1,6 +1,7 @@
 package xmlschema
 
 import (
+	"encoding/xml"
 	"fmt"
 	"math/big"
 	"reflect"
@@ -121,6 +122,9 @@ func (n *node) toValue(parent reflect.Value) tftypes.Value {
 	}
 	switch n.kind {
 	case kindString:
+		if n.textAttr != "" {
+			return n.textAttrValue(v)
+		}
 		s := v.String()
 		if s == "" && n.omitEmpty && n.steps[len(n.steps)-1].ptr == false {
 			return n.null()
@@ -212,6 +216,14 @@ func (n *node) fromValue(parent reflect.Value, val tftypes.Value, p *pathStack) 
 				return p.errorf("must be %q or %q (true and false are read as %q and %q), got %q", yes, no, yes, no, s)
 			}
 			s = w
+		}
+		if n.textAttr != "" {
+			// the struct parses its own attribute text ("$VAR", "0x1f")
+			u := n.ensure(parent).Addr().Interface().(xml.UnmarshalerAttr)
+			if err := u.UnmarshalXMLAttr(xml.Attr{Name: xml.Name{Local: n.textAttr}, Value: s}); err != nil {
+				return p.errorf("libvirt cannot read %q as the %s attribute (%v)", s, n.textAttr, err)
+			}
+			return nil
 		}
 		n.ensure(parent).SetString(s)
 	case kindInt:
@@ -469,4 +481,19 @@ func (n *node) sameWord(a, b tftypes.Value) bool {
 	wx, ok1 := n.word(x)
 	wy, ok2 := n.word(y)
 	return ok1 && ok2 && wx == wy
+}
+
+// textAttrValue is the attribute text a textAttr struct writes; null when it
+// writes none.
+func (n *node) textAttrValue(v reflect.Value) tftypes.Value {
+	if !v.CanAddr() {
+		c := reflect.New(v.Type()).Elem()
+		c.Set(v)
+		v = c
+	}
+	a, err := v.Addr().Interface().(xml.MarshalerAttr).MarshalXMLAttr(xml.Name{Local: n.textAttr})
+	if err != nil || a.Value == "" {
+		return n.null()
+	}
+	return tftypes.NewValue(tftypes.String, a.Value)
 }

@@ -1,6 +1,6 @@
 // Package xmlschema is the XML-tree schema engine: it derives a
 // terraform-plugin-framework schema from a libvirtxml document struct
-// (Domain, Network, StoragePool, StorageVolume) by fixed rules, and converts
+// (Domain, Network, NWFilter, StoragePool, StorageVolume) by fixed rules, and converts
 // documents to and from tftypes values without any per-field mapping code.
 //
 // Rules (docs/adr/0001-xml-tree-schema-engine.md explains why):
@@ -14,6 +14,9 @@
 //     objects, []string is a list of strings, empty marker elements
 //     (<readonly/>) are empty objects.
 //   - Numbers are int64; strings stay strings, including libvirt's "yes"/"no".
+//   - A struct that writes and reads itself as one XML attribute value
+//     (libvirtxml's NWFilterField: "$IP", "0x0800", "22") is a string holding
+//     that text, converted by its own MarshalXMLAttr and UnmarshalXMLAttr.
 //   - Where libvirtxml derives an XML attribute from which member of a choice
 //     struct is set (an interface's type from its source), the engine adds that
 //     attribute as "type" beside the choice: setting either side is enough

@@ -37,7 +37,10 @@ type node struct {
 	byName   map[string]*node
 
 	omitEmpty bool // a zero leaf is absent from the XML, so zero <-> null
-	yesNo     bool // kindBool: a string attribute holding "yes" or "no"
+	// textAttr: a kindString leaf held in a struct that marshals itself as
+	// the XML attribute of this name (textAttrType)
+	textAttr string
+	yesNo    bool // kindBool: a string attribute holding "yes" or "no"
 	// words: a string attribute libvirt's grammar allows only "yes/no" or
 	// "on/off" for (words_gen.go); true and false are read as the two words
 	words string

@@ -11,6 +11,10 @@ type Policy struct {
 	// Rename forces a name for a field ("GoType.Field" -> name), for reserved
 	// words and clashes.
 	Rename map[string]string
+	// Element names the XML element of a field that libvirtxml marshals by
+	// its own code without a tag ("GoType.Field" -> element), for
+	// descriptions; the field name stands there otherwise.
+	Element map[string]string
 	// Computed lists attribute paths (dotted, list elements without index) whose
 	// value libvirt chooses when the user leaves them out, and that users need
 	// to read (a generated MAC, the UUID).
