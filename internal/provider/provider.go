@@ -98,7 +98,9 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 func (p *libvirtProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewCloudinitDiskResource,
+		NewCombustionResource,
 		NewDomainResource,
+		NewIgnitionResource,
 		NewNetworkResource,
 		NewPoolResource,
 		NewVolumeResource,
@@ -109,5 +111,8 @@ func (p *libvirtProvider) Resources(context.Context) []func() resource.Resource 
 func (p *libvirtProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewDomainInterfaceAddressesDataSource,
+		NewNodeDeviceInfoDataSource,
+		NewNodeDevicesDataSource,
+		NewNodeInfoDataSource,
 	}
 }
