@@ -149,6 +149,12 @@ func TestSchemaContract(t *testing.T) {
 			"dns.host[].hostnames[].hostname": kindStr,
 			"domain.name":                     kindStr,
 		}},
+		"libvirt_ignition": {NewIgnitionResource(), map[string]attrKind{
+			"id": kindStr, "name": kindStr, "content": kindStr, "directory": kindStr, "path": kindStr, "size": kindNum,
+		}},
+		"libvirt_combustion": {NewCombustionResource(), map[string]attrKind{
+			"id": kindStr, "name": kindStr, "content": kindStr, "directory": kindStr, "path": kindStr, "size": kindNum,
+		}},
 	}
 	checked := 0
 	for typeName, c := range contract {
