@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -118,10 +119,10 @@ func ignitionDirEmpty(dir string) error {
 // and rewritten by refresh, content change replaces and removes the old
 // file, invalid content rejected at plan time, destroy removes the file.
 func ignitionLifecycle(t *testing.T, typ, ext, content1, content2, bad string, badError *regexp.Regexp) {
-	dir := t.TempDir()
+	dir, dir2 := t.TempDir(), t.TempDir()
 	address := typ + ".x"
 	name := "tfacc-node-" + strings.TrimPrefix(typ, "libvirt_")
-	cfg := func(content string) string {
+	cfgIn := func(name, dir, content string) string {
 		return testAccProviderConfig() + fmt.Sprintf(`
 resource %q "x" {
   name      = %q
@@ -130,12 +131,18 @@ resource %q "x" {
 }
 `, typ, name, dir, content)
 	}
+	cfg := func(content string) string { return cfgIn(name, dir, content) }
 	var firstPath, secondPath string
 	ids := statecheck.CompareValue(compare.ValuesDiffer())
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             func(*terraform.State) error { return ignitionDirEmpty(dir) },
+		CheckDestroy: func(*terraform.State) error {
+			if err := ignitionDirEmpty(dir); err != nil {
+				return err
+			}
+			return ignitionDirEmpty(dir2)
+		},
 		Steps: []resource.TestStep{
 			{
 				// Rejected at plan time, naming the attribute; nothing written.
@@ -200,6 +207,19 @@ resource %q "x" {
 					}
 					return nil
 				},
+			},
+			{
+				// name and directory are not updated in place either: the
+				// file moves, and the old one is removed.
+				Config: cfgIn(name+"-renamed", dir2, content2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(address, plancheck.ResourceActionReplace)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					ignitionFileMatches{address: address, dir: dir2, name: name + "-renamed", ext: ext, want: content2},
+				},
+				Check: func(*terraform.State) error { return ignitionDirEmpty(dir) },
 			},
 		},
 	})
@@ -325,6 +345,106 @@ resource "libvirt_combustion" "microos" {
 					}
 				}
 				return nil
+			},
+		}},
+	})
+}
+
+// TestAccIgnition_stateFrom097 takes over a libvirt_ignition that
+// dmacvicar/libvirt 0.9.7 created: its state (id = first 16 hex digits of the
+// content's SHA-256, path in its temporary directory, no directory
+// attribute) with its configuration unchanged. The plan is empty, the file
+// stays where 0.9.7 put it (written again, since a reboot cleaned /tmp), and
+// destroy removes it.
+func TestAccIgnition_stateFrom097(t *testing.T) {
+	testAccPreCheck(t)
+	dir := t.TempDir()
+	content := `{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/etc/hostname","contents":{"source":"data:,tfacc-node"}}]}}`
+	sum := sha256.Sum256([]byte(content))
+	id := hex.EncodeToString(sum[:])[:16]
+	oldDir := filepath.Join(dir, "tmp", "terraform-provider-libvirt-ignition")
+	oldPath := filepath.Join(oldDir, "ignition-"+id+".ign")
+	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
+resource "libvirt_ignition" "fcos" {
+  name    = "fcos-ignition"
+  content = %q
+}
+`, content))
+	quoted := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	mustWrite(t, filepath.Join(dir, "work", "terraform.tfstate"), fmt.Sprintf(`{
+  "version": 4, "terraform_version": "1.10.0", "serial": 3, "lineage": "8a0d5d2e-7c39-4c1b-a1d5-000000000097", "outputs": {},
+  "resources": [{
+    "mode": "managed", "type": "libvirt_ignition", "name": "fcos",
+    "provider": "provider[\"registry.opentofu.org/virtxml/libvirt\"]",
+    "instances": [{"schema_version": 0, "attributes": {
+      "id": %q, "name": "fcos-ignition", "content": %s, "path": %q, "size": %d
+    }, "sensitive_attributes": []}]
+  }]
+}`, id, quoted(content), oldPath, len(content)))
+	if out, code := tofu("plan", "-input=false", "-no-color", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("the plan over 0.9.7's state is not empty (exit %d):\n%s", code, out)
+	}
+	got, err := os.ReadFile(oldPath)
+	if err != nil || string(got) != content {
+		t.Fatalf("refresh did not write the file again at 0.9.7's path %s: %q, %v", oldPath, got, err)
+	}
+	if out, code := tofu("apply", "-input=false", "-no-color", "-auto-approve"); code != 0 {
+		t.Fatalf("apply (refresh-only in effect) failed (exit %d):\n%s", code, out)
+	}
+	out, code := tofu("state", "show", "-no-color", "libvirt_ignition.fcos")
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("directory = %q", oldDir)) || !strings.Contains(out, fmt.Sprintf("path      = %q", oldPath)) {
+		t.Errorf("state after apply does not keep 0.9.7's file (exit %d):\n%s", code, out)
+	}
+	if out, code := tofu("destroy", "-input=false", "-no-color", "-auto-approve"); code != 0 {
+		t.Fatalf("destroy failed (exit %d):\n%s", code, out)
+	}
+	if err := ignitionDirEmpty(oldDir); err != nil {
+		t.Errorf("destroy: %v", err)
+	}
+}
+
+// TestAccIgnition_defaultDirectory uses the persistent default location.
+func TestAccIgnition_defaultDirectory(t *testing.T) {
+	want := "/var/lib/libvirt/images/ignition"
+	if os.Geteuid() != 0 {
+		base := os.Getenv("XDG_DATA_HOME")
+		if base == "" {
+			home, _ := os.UserHomeDir()
+			base = filepath.Join(home, ".local", "share")
+		}
+		want = filepath.Join(base, "terraform-provider-libvirt", "ignition")
+	}
+	const address = "libvirt_ignition.x"
+	content := `{"ignition":{"version":"3.4.0"},"tfacc":"default-dir"}`
+	var filePath string
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if filePath == "" {
+				return errors.New("no path recorded")
+			}
+			if _, err := os.Stat(filePath); !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("destroy left %s (stat: %v)", filePath, err)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_ignition" "x" {
+  name    = "tfacc-node-default"
+  content = %q
+}
+`, content),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(address, tfjsonpath.New("directory"), knownvalue.StringExact(want)),
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(address, tfjsonpath.New("directory"), knownvalue.StringExact(want)),
+				ignitionFileMatches{address: address, dir: want, name: "tfacc-node-default", ext: ".ign", want: content, lastPath: &filePath},
 			},
 		}},
 	})
