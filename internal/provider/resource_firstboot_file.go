@@ -42,7 +42,11 @@ type firstbootKind struct {
 	description string
 	contentDesc string
 	pathDesc    string
-	validate    validator.String
+	// problem says what is wrong with a content, or "" when nothing is; it
+	// is checked at plan and again at create, for content unknown at plan.
+	problem func(content string) string
+	// allowed says what content must be, for diagnostics.
+	allowed string
 }
 
 // NewIgnitionResource returns the libvirt_ignition resource.
@@ -63,7 +67,8 @@ func NewIgnitionResource() resource.Resource {
 			"Must be a JSON object with `ignition.version` (a string), which every Ignition spec requires; anything else is rejected at plan time. " +
 			"Written byte for byte. Sensitive: Ignition configs carry password hashes and keys.",
 		pathDesc: "Full path to the generated ignition file: `<directory>/<name>-<id>.ign`. Known at plan time when `content` is.",
-		validate: ignitionContentValidator{},
+		problem:  ignitionProblem,
+		allowed:  `an Ignition config: a JSON object with a string ignition.version (for example {"ignition":{"version":"3.4.0"}})`,
 	}}
 }
 
@@ -84,7 +89,8 @@ func NewCombustionResource() resource.Resource {
 		contentDesc: "Combustion script content (shell script), run as root in the new system on first boot. Must not be empty; a first line " +
 			"`# combustion: network` asks Combustion to bring the network up first. Written byte for byte. Sensitive: scripts set passwords and keys.",
 		pathDesc: "Full path to the generated combustion script file: `<directory>/<name>-<id>.sh`. Known at plan time when `content` is.",
-		validate: stringvalidator.LengthAtLeast(1),
+		problem:  combustionProblem,
+		allowed:  "a non-empty shell script",
 	}}
 }
 
@@ -130,7 +136,7 @@ func (r *firstbootFileResource) Schema(_ context.Context, _ resource.SchemaReque
 				Sensitive:     true,
 				Description:   k.contentDesc,
 				PlanModifiers: replace,
-				Validators:    []validator.String{k.validate},
+				Validators:    []validator.String{firstbootContentValidator{k}},
 			},
 			"directory": schema.StringAttribute{
 				Optional: true,
@@ -194,6 +200,11 @@ func (r *firstbootFileResource) Create(ctx context.Context, req resource.CreateR
 	var plan firstbootFileModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Content that was unknown at plan was not validated then.
+	if problem := r.kind.problem(plan.Content.ValueString()); problem != "" {
+		resp.Diagnostics.Append(r.kind.invalid(path.Root("content"), problem))
 		return
 	}
 	// ModifyPlan resolved the default directory.
@@ -330,27 +341,39 @@ func (r *firstbootFileResource) defaultDirectory(diags *diag.Diagnostics) string
 	return filepath.Join(filepath.Dir(d), r.kind.defaultDir)
 }
 
-// ignitionContentValidator accepts what Ignition accepts at the top level: a
-// JSON object whose ignition.version is a string. Anything else would only
-// fail on the guest's first boot, where it is far harder to see.
-type ignitionContentValidator struct{}
+// firstbootContentValidator rejects content the guest would only fail on
+// at its first boot, where it is far harder to see.
+type firstbootContentValidator struct{ kind firstbootKind }
 
-func (ignitionContentValidator) Description(context.Context) string {
-	return "must be a JSON object with a string ignition.version"
+func (v firstbootContentValidator) Description(context.Context) string {
+	return "must be " + v.kind.allowed
 }
 
-func (v ignitionContentValidator) MarkdownDescription(ctx context.Context) string {
+func (v firstbootContentValidator) MarkdownDescription(ctx context.Context) string {
 	return v.Description(ctx)
 }
 
-func (ignitionContentValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (v firstbootContentValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if problem := ignitionProblem(req.ConfigValue.ValueString()); problem != "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Ignition config",
-			fmt.Sprintf("%s must be an Ignition config: a JSON object with a string ignition.version (for example {\"ignition\":{\"version\":\"3.4.0\"}}); %s.", req.Path, problem))
+	if problem := v.kind.problem(req.ConfigValue.ValueString()); problem != "" {
+		resp.Diagnostics.Append(v.kind.invalid(req.Path, problem))
 	}
+}
+
+func (k firstbootKind) invalid(p path.Path, problem string) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(p, "Invalid "+k.label,
+		fmt.Sprintf("%s must be %s; %s.", p, k.allowed, problem))
+}
+
+// combustionProblem only refuses an empty script: Combustion runs whatever
+// the file holds.
+func combustionProblem(content string) string {
+	if strings.TrimSpace(content) == "" {
+		return "it is empty"
+	}
+	return ""
 }
 
 // ignitionProblem says what is wrong with content, or "" when nothing is.

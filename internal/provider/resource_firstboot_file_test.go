@@ -230,15 +230,15 @@ func TestAccIgnition_lifecycle(t *testing.T) {
 		`{"ignition":{"version":"3.4.0"},"passwd":{"users":[{"name":"core","sshAuthorizedKeys":["ssh-ed25519 AAAAone"]}]}}`,
 		`{"ignition":{"version":"3.4.0"},"passwd":{"users":[{"name":"core","sshAuthorizedKeys":["ssh-ed25519 AAAAtwo"]}]}}`,
 		`{"ignition": {"version": 3}`,
-		regexp.MustCompile(`(?s)Invalid Ignition config.*content must be an Ignition config.*not a\s+JSON object`))
+		regexp.MustCompile(`(?s)Invalid Ignition config.*content must be an Ignition config.*not a\s+JSON\s+object`))
 }
 
 func TestAccCombustion_lifecycle(t *testing.T) {
 	ignitionLifecycle(t, "libvirt_combustion", ".sh",
 		"#!/bin/bash\n# combustion: network\necho 'root:one' | chpasswd\n",
 		"#!/bin/bash\n# combustion: network\necho 'root:two' | chpasswd\nsystemctl enable sshd\n",
-		"",
-		regexp.MustCompile(`(?s)Attribute content string length must be at least 1`))
+		"  \n",
+		regexp.MustCompile(`(?s)Invalid Combustion script.*content must be a non-empty shell script; it is\s+empty`))
 }
 
 // TestAccIgnition_domainFwCfg proves the documented hand-over: a TCG domain
@@ -448,4 +448,42 @@ resource "libvirt_ignition" "x" {
 			},
 		}},
 	})
+}
+
+func TestCombustionProblem(t *testing.T) {
+	for content, bad := range map[string]bool{"": true, " \n\t": true, "#!/bin/sh\ntrue\n": false, "true": false} {
+		if got := combustionProblem(content) != ""; got != bad {
+			t.Errorf("combustionProblem(%q) refuses: %v, want %v", content, got, bad)
+		}
+	}
+}
+
+// TestAccIgnition_contentUnknownAtPlan: content that only becomes known
+// during apply (here from terraform_data) escapes the plan-time validator;
+// create checks it again, fails naming content, and writes nothing.
+func TestAccIgnition_contentUnknownAtPlan(t *testing.T) {
+	dir := t.TempDir()
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             func(*terraform.State) error { return ignitionDirEmpty(dir) },
+		Steps: []resource.TestStep{{
+			Config: testAccProviderConfig() + fmt.Sprintf(`
+resource "terraform_data" "rendered" {
+  input = "ignition: {version: 3.4.0}"
+}
+
+resource "libvirt_ignition" "x" {
+  name      = "tfacc-node-late"
+  directory = %q
+  content   = terraform_data.rendered.output
+}
+`, dir),
+			ExpectError: regexp.MustCompile(`(?s)Invalid Ignition config.*content must be an Ignition config.*not a\s+JSON\s+object`),
+			Check:       func(*terraform.State) error { return ignitionDirEmpty(dir) },
+		}},
+	})
+	if err := ignitionDirEmpty(dir); err != nil {
+		t.Errorf("failed create left a file: %v", err)
+	}
 }
