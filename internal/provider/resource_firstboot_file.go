@@ -61,11 +61,11 @@ func NewIgnitionResource() resource.Resource {
 			"Hand it to the guest through QEMU's fw_cfg: a `libvirt_domain` with `sys_info = [{ fw_cfg = { entry = [{ name = \"opt/com.coreos/config\", file = <path> }] } }]` " +
 			"(libvirt gives QEMU access to the file while the domain runs). With a remote `uri` upload it with a `libvirt_volume` " +
 			"(`create.content.url = path`) and point the entry at the volume's `path`. " +
-			"The file is named by its content, so a change of `content` or `name` replaces the resource. " +
+			"The file is named by its content, so a change of `content`, `name` or `directory` replaces the resource. " +
 			"When the file disappears, the next refresh writes it again from `content` in state.",
 		contentDesc: "Ignition configuration content (JSON), for example `data.ignition_config.x.rendered` or a Butane transpilation. " +
 			"Must be a JSON object with `ignition.version` (a string), which every Ignition spec requires; anything else is rejected at plan time. " +
-			"Written byte for byte. Sensitive: Ignition configs carry password hashes and keys.",
+			"Written byte for byte. Hidden in plans (0.9.7 showed it): Ignition configs carry password hashes and keys.",
 		pathDesc: "Full path to the generated ignition file: `<directory>/<name>-<id>.ign`. Known at plan time when `content` is.",
 		problem:  ignitionProblem,
 		allowed:  `an Ignition config: a JSON object with a string ignition.version (for example {"ignition":{"version":"3.4.0"}})`,
@@ -84,10 +84,10 @@ func NewCombustionResource() resource.Resource {
 			"Hand it to the guest through QEMU's fw_cfg, which Combustion reads before any config drive: a `libvirt_domain` with " +
 			"`sys_info = [{ fw_cfg = { entry = [{ name = \"opt/org.opensuse.combustion/script\", file = <path> }] } }]`. " +
 			"A config drive (a filesystem labelled `combustion` holding `combustion/script`) must be built outside this provider. " +
-			"The file is named by its content, so a change of `content` or `name` replaces the resource. " +
+			"The file is named by its content, so a change of `content`, `name` or `directory` replaces the resource. " +
 			"When the file disappears, the next refresh writes it again from `content` in state.",
 		contentDesc: "Combustion script content (shell script), run as root in the new system on first boot. Must not be empty; a first line " +
-			"`# combustion: network` asks Combustion to bring the network up first. Written byte for byte. Sensitive: scripts set passwords and keys.",
+			"`# combustion: network` asks Combustion to bring the network up first. Written byte for byte. Hidden in plans (0.9.7 showed it): scripts set passwords and keys.",
 		pathDesc: "Full path to the generated combustion script file: `<directory>/<name>-<id>.sh`. Known at plan time when `content` is.",
 		problem:  combustionProblem,
 		allowed:  "a non-empty shell script",
