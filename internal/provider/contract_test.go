@@ -165,6 +165,12 @@ func TestSchemaContract(t *testing.T) {
 			"entries[].filter_ref.parameters[].name": kindStr,
 			"id":                                     kindStr,
 		}},
+		"libvirt_ignition": {NewIgnitionResource(), map[string]attrKind{
+			"id": kindStr, "name": kindStr, "content": kindStr, "directory": kindStr, "path": kindStr, "size": kindNum,
+		}},
+		"libvirt_combustion": {NewCombustionResource(), map[string]attrKind{
+			"id": kindStr, "name": kindStr, "content": kindStr, "directory": kindStr, "path": kindStr, "size": kindNum,
+		}},
 	}
 	checked := 0
 	for typeName, c := range contract {

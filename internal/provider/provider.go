@@ -98,7 +98,9 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 func (p *libvirtProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewCloudinitDiskResource,
+		NewCombustionResource,
 		NewDomainResource,
+		NewIgnitionResource,
 		NewNetworkResource,
 		NewNWFilterResource,
 		NewPoolResource,
@@ -110,5 +112,8 @@ func (p *libvirtProvider) Resources(context.Context) []func() resource.Resource 
 func (p *libvirtProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewDomainInterfaceAddressesDataSource,
+		NewNodeDeviceInfoDataSource,
+		NewNodeDevicesDataSource,
+		NewNodeInfoDataSource,
 	}
 }

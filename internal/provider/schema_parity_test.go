@@ -42,6 +42,15 @@ var parityExceptions = map[string]map[string]string{
 		"physical_unit": "the size on disk is reported by libvirt, never configuration (policy Skip)",
 	},
 	"libvirt_cloudinit_disk": {},
+	"libvirt_ignition":       {},
+	"libvirt_combustion":     {},
+}
+
+// dataSourceParityExceptions is parityExceptions for data sources.
+var dataSourceParityExceptions = map[string]map[string]string{
+	"libvirt_node_info":        {},
+	"libvirt_node_devices":     {},
+	"libvirt_node_device_info": {},
 }
 
 type refAttribute struct {
@@ -97,34 +106,62 @@ func TestSchemaParityDmacvicar(t *testing.T) {
 	}
 	var ref struct {
 		ProviderSchemas map[string]struct {
-			ResourceSchemas map[string]struct {
-				Block struct {
-					Attributes map[string]*refAttribute `json:"attributes"`
-				} `json:"block"`
-			} `json:"resource_schemas"`
+			ResourceSchemas   map[string]refBlock `json:"resource_schemas"`
+			DataSourceSchemas map[string]refBlock `json:"data_source_schemas"`
 		} `json:"provider_schemas"`
 	}
 	if err := json.Unmarshal(raw, &ref); err != nil {
 		t.Fatal(err)
 	}
-	theirsAll := ref.ProviderSchemas["registry.opentofu.org/dmacvicar/libvirt"].ResourceSchemas
+	theirs := ref.ProviderSchemas["registry.opentofu.org/dmacvicar/libvirt"]
 	sch, err := ProtocolServer("test")().GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := make([]string, 0, len(parityExceptions))
-	for n := range parityExceptions {
+	total, matched := 0, 0
+	for _, kind := range []struct {
+		what       string
+		exceptions map[string]map[string]string
+		theirs     map[string]refBlock
+		ours       map[string]*tfprotov6.Schema
+	}{
+		{"resource", parityExceptions, theirs.ResourceSchemas, sch.ResourceSchemas},
+		{"data source", dataSourceParityExceptions, theirs.DataSourceSchemas, sch.DataSourceSchemas},
+	} {
+		n, m := schemaParityCompare(t, kind.what, kind.exceptions, kind.theirs, kind.ours)
+		total += n
+		matched += m
+	}
+	t.Logf("all %d resources and %d data sources: %d of %d 0.9.7 attribute paths match",
+		len(parityExceptions), len(dataSourceParityExceptions), matched, total)
+}
+
+type refBlock struct {
+	Block struct {
+		Attributes map[string]*refAttribute `json:"attributes"`
+	} `json:"block"`
+}
+
+// schemaParityCompare compares the types listed in exceptions and returns
+// how many 0.9.7 paths they have and how many match here.
+func schemaParityCompare(t *testing.T, what string, exceptions map[string]map[string]string, theirsAll map[string]refBlock, oursAll map[string]*tfprotov6.Schema) (total, matched int) {
+	t.Helper()
+	names := make([]string, 0, len(exceptions))
+	for n := range exceptions {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	total, matched := 0, 0
 	for _, r := range names {
 		theirs, ours := map[string]string{}, map[string]string{}
 		refAttributePaths(theirsAll[r].Block.Attributes, "", theirs)
 		if len(theirs) == 0 {
-			t.Fatalf("%s: not in the reference schema", r)
+			t.Fatalf("%s %s: not in the reference schema", what, r)
 		}
-		ourAttributePaths(sch.ResourceSchemas[r].Block.Attributes, "", ours)
+		if oursAll[r] == nil {
+			t.Errorf("%s %s: not served by this provider", what, r)
+			continue
+		}
+		ourAttributePaths(oursAll[r].Block.Attributes, "", ours)
 		used := map[string]int{}
 		same, excepted := 0, 0
 		for p, ty := range theirs {
@@ -133,7 +170,7 @@ func TestSchemaParityDmacvicar(t *testing.T) {
 				continue
 			}
 			exc := ""
-			for e := range parityExceptions[r] {
+			for e := range exceptions[r] {
 				if p == e || strings.HasPrefix(p, e+".") {
 					exc = e
 				}
@@ -149,14 +186,14 @@ func TestSchemaParityDmacvicar(t *testing.T) {
 				t.Errorf("%s: %s (%s in 0.9.7) does not exist here", r, p, ty)
 			}
 		}
-		for e, reason := range parityExceptions[r] {
+		for e, reason := range exceptions[r] {
 			if used[e] == 0 {
 				t.Errorf("%s: exception %q matches nothing any more (%s)", r, e, reason)
 			}
 		}
-		t.Logf("%s: %d of %d 0.9.7 paths match by name and type; %d fall under %d listed exceptions", r, same, len(theirs), excepted, len(parityExceptions[r]))
+		t.Logf("%s %s: %d of %d 0.9.7 paths match by name and type; %d fall under %d listed exceptions", what, r, same, len(theirs), excepted, len(exceptions[r]))
 		total += len(theirs)
 		matched += same
 	}
-	t.Logf("all five resources: %d of %d 0.9.7 attribute paths match", matched, total)
+	return total, matched
 }
