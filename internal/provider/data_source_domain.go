@@ -14,8 +14,12 @@ import (
 // NewDomainDataSource returns data.libvirt_domain: an existing domain found
 // by name or UUID, read-only.
 func NewDomainDataSource() treeresource.DataSource {
+	return treeresource.NewDataSource(domainDataSpec())
+}
+
+func domainDataSpec() treeresource.DataSpec[libvirtxml.Domain] {
 	r := &domainResource{} // its Fetch uses only the client it is given
-	return treeresource.NewDataSource(treeresource.DataSpec[libvirtxml.Domain]{
+	return treeresource.DataSpec[libvirtxml.Domain]{
 		Name:  "domain",
 		Model: xmlschema.Domain(),
 		Description: "Looks up an existing libvirt domain (virtual machine) by `name` or `uuid` (exactly one) and exposes its " +
@@ -48,5 +52,5 @@ func NewDomainDataSource() treeresource.DataSource {
 				})
 		},
 		Fetch: r.Fetch,
-	})
+	}
 }

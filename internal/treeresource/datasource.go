@@ -116,6 +116,9 @@ func (s *Server) AddDataSources(ds ...DataSource) error {
 	for _, d := range ds {
 		spec := d.dataSpec()
 		typeName := s.providerName + "_" + spec.name
+		if _, dup := s.data[typeName]; dup {
+			return fmt.Errorf("data source %s added twice", typeName)
+		}
 		res, ok := s.types[typeName]
 		if !ok {
 			return fmt.Errorf("data source %s: no tree resource %s", typeName, typeName)
