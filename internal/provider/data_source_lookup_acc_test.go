@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -38,6 +39,13 @@ type lookupObjects struct {
 func lookupDefineAll(t *testing.T) lookupObjects {
 	t.Helper()
 	dir := t.TempDir()
+	// QEMU (not root) opens the disk when the domain starts: it must be
+	// able to reach the pool directory
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	o := lookupObjects{
 		net: lookupPrefix + "-net", pool: lookupPrefix + "-pool", poolDir: filepath.Join(dir, "pool"),
 		vol: lookupPrefix + "-vol.qcow2", dom: lookupPrefix + "-dom",
@@ -95,6 +103,7 @@ func lookupDefineAll(t *testing.T) lookupObjects {
       <source network='%s'/>
       <model type='virtio'/>
     </interface>
+    <graphics type='vnc' port='-1' listen='127.0.0.1'/>
   </devices>
 </domain>`, testAccDomainType(), o.dom, lookupDomUUID, o.volPath, lookupMAC, o.net))
 	mustVirsh(t, "define", domXML)
@@ -207,12 +216,28 @@ data "libvirt_domain" "by_uuid" {
 			lookupState(a, tfjsonpath.New("console_urls"), knownvalue.ListExact([]knownvalue.Check{})),
 		)
 	}
+	// started with virsh: the network and the domain run, the domain has a
+	// VNC console; the definition read is the same
+	running := []statecheck.StateCheck{
+		lookupState("data.libvirt_network.by_name", tfjsonpath.New("running"), knownvalue.Bool(true)),
+		lookupState("data.libvirt_domain.by_name", tfjsonpath.New("running"), knownvalue.Bool(true)),
+		lookupState("data.libvirt_domain.by_name", tfjsonpath.New("console_urls"), knownvalue.ListExact([]knownvalue.Check{knownvalue.StringRegexp(vncRegexp)})),
+		lookupState("data.libvirt_domain.by_name", tfjsonpath.New("vcpu"), knownvalue.Int64Exact(2)),
+		lookupState("data.libvirt_domain.by_name", tfjsonpath.New("devices").AtMapKey("interfaces").AtSliceIndex(0).AtMapKey("mac").AtMapKey("address"), knownvalue.StringExact(lookupMAC)),
+	}
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:            config,
 			ConfigStateChecks: checks,
+		}, {
+			PreConfig: func() {
+				mustVirsh(t, "net-start", o.net)
+				mustVirsh(t, "start", o.dom)
+			},
+			Config:            config,
+			ConfigStateChecks: running,
 		}},
 	})
 }
