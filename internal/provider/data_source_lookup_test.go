@@ -184,3 +184,16 @@ func lookupErrors(ds []*tfprotov6.Diagnostic) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// BenchmarkLookupColdSchema measures the first GetProviderSchema of a new
+// server (the framework's schema built, the data sources' derived from it).
+func BenchmarkLookupColdSchema(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		srv := ProtocolServer("bench")()
+		if _, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -76,6 +76,8 @@ type dataSpec struct {
 
 type dataSource[T any] struct{ spec DataSpec[T] }
 
+var _ DataSource = dataSource[struct{}]{}
+
 // NewDataSource returns the data source described by spec.
 func NewDataSource[T any](spec DataSpec[T]) DataSource { return dataSource[T]{spec: spec} }
 

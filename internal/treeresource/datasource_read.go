@@ -14,6 +14,10 @@ import (
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 )
 
+// the data source calls below override the framework's with the same
+// signatures: Server still is a whole protocol 6 server
+var _ tfprotov6.ProviderServer = (*Server)(nil)
+
 func (s *Server) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
 	if d, ok := s.data[req.TypeName]; ok {
 		config, err := req.Config.Unmarshal(d.objType)
