@@ -64,6 +64,10 @@ func TestLookupShippedDataSources(t *testing.T) {
 			if a.Description == "" {
 				t.Errorf("%s.%s has no description", name, p)
 			}
+			// the resource's descriptions, without what they say about configuring
+			if strings.Contains(a.Description, "when not set") || strings.Contains(a.Description, "setting it") {
+				t.Errorf("%s.%s: a description about setting a value: %q", name, p, a.Description)
+			}
 		})
 		sort.Strings(optional)
 		if strings.Join(optional, " ") != strings.Join(want, " ") {

@@ -335,20 +335,31 @@ func TestLookupAddDataSourcesRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	lf := &lookupFake{}
-	for name, mutate := range map[string]func(*DataSpec[libvirtxml.StoragePool]){
-		"no resource":      func(s *DataSpec[libvirtxml.StoragePool]) { s.Name = "other" },
-		"unknown reported": func(s *DataSpec[libvirtxml.StoragePool]) { s.Reported = map[string]string{"nope": ""} },
-		"argument not Arg": func(s *DataSpec[libvirtxml.StoragePool]) { s.Ways = [][]string{{"type"}} },
-		"not a string": func(s *DataSpec[libvirtxml.StoragePool]) {
-			s.Ways, s.Args = [][]string{{"enabled"}}, map[string]Arg{"enabled": {}}
-		},
-		"no way": func(s *DataSpec[libvirtxml.StoragePool]) { s.Ways = nil },
-	} {
-		spec := lookupFakeSpec(lf)
-		mutate(&spec)
-		if err := srv.AddDataSources(NewDataSource(spec)); err == nil {
-			t.Errorf("%s: accepted", name)
+	type spec = DataSpec[libvirtxml.StoragePool]
+	cases := map[string]struct {
+		mutate func(*spec)
+		want   string
+	}{
+		"no resource":        {func(s *spec) { s.Name = "other" }, "no tree resource libvirt_other"},
+		"unknown reported":   {func(s *spec) { s.Reported = map[string]string{"nope": ""} }, `"nope" is not an attribute of the resource`},
+		"argument not Arg":   {func(s *spec) { s.Ways = [][]string{{"type"}, {"label", "name", "uuid"}} }, `lookup argument "type" has no Arg`},
+		"not a string":       {func(s *spec) { s.Ways, s.Args = [][]string{{"enabled"}}, map[string]Arg{"enabled": {}} }, `lookup argument "enabled" is not a string`},
+		"argument in no way": {func(s *spec) { s.Ways = [][]string{{"uuid"}, {"name"}} }, `argument "label" is in no way`},
+		"no way":             {func(s *spec) { s.Ways = nil }, "no way to find the object"},
+	}
+	for name, c := range cases {
+		sp := lookupFakeSpec(lf)
+		c.mutate(&sp)
+		err := srv.AddDataSources(NewDataSource(sp))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one saying %s", name, err, c.want)
 		}
+	}
+	if err := srv.AddDataSources(NewDataSource(lookupFakeSpec(lf))); err != nil {
+		t.Fatalf("the unchanged spec: %v", err)
+	}
+	if err := srv.AddDataSources(NewDataSource(lookupFakeSpec(lf))); err == nil || !strings.Contains(err.Error(), "added twice") {
+		t.Errorf("a second libvirt_fake: %v", err)
 	}
 }
 
