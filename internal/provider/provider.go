@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
 // DefaultURI is used when neither the uri attribute nor LIBVIRT_DEFAULT_URI is set.
@@ -108,7 +109,20 @@ func (p *libvirtProvider) Resources(context.Context) []func() resource.Resource 
 	}
 }
 
-// DataSources lists every data source the provider serves.
+// TreeDataSources lists the lookup data sources: read-only views of the tree
+// resources of the same name, served by internal/treeresource's protocol
+// layer instead of the framework (see newProtocolServer).
+func (p *libvirtProvider) TreeDataSources() []treeresource.DataSource {
+	return []treeresource.DataSource{
+		NewDomainDataSource(),
+		NewNetworkDataSource(),
+		NewPoolDataSource(),
+		NewVolumeDataSource(),
+	}
+}
+
+// DataSources lists the data sources the framework serves; the lookup data
+// sources are in TreeDataSources.
 func (p *libvirtProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewDomainInterfaceAddressesDataSource,

@@ -12,7 +12,8 @@ import (
 
 // ProtocolServer returns the provider's protocol 6 server: the framework's
 // server, with the tree resources' validate, plan, read and upgrade calls
-// and the schema answered by internal/treeresource.
+// and the schema answered by internal/treeresource, which also serves the
+// lookup data sources (TreeDataSources).
 func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
 		p := &libvirtProvider{version: version}
@@ -33,6 +34,9 @@ func newProtocolServer(p *libvirtProvider) (*treeresource.Server, error) {
 		return p.client
 	})
 	if err != nil {
+		return nil, fmt.Errorf("libvirt provider: %w", err)
+	}
+	if err := s.AddDataSources(p.TreeDataSources()...); err != nil {
 		return nil, fmt.Errorf("libvirt provider: %w", err)
 	}
 	return s, nil

@@ -2,7 +2,7 @@
 // libvirt XML document tree (internal/xmlschema) plus a few attributes of
 // their own: libvirt_domain, libvirt_network, libvirt_pool, libvirt_volume.
 //
-// It holds two things:
+// It holds three things:
 //
 //   - The protocol layer (Server): five protocol 6 calls answered here
 //     instead of by the framework's generic server, one file per call
@@ -21,4 +21,10 @@
 //     the values libvirt chose, volatile values, replacement on change),
 //     with named hooks (Hooks) for the parts that are the resource's own:
 //     its libvirt calls, its fix-ups and what it prunes on import.
+//
+//   - The lookup data sources (DataSpec, datasource.go, datasource_read.go):
+//     each tree resource read-only, for an object found by name, UUID or
+//     key. Their schema is derived from the resource's protocol schema
+//     (every attribute computed), and this layer answers their validate
+//     and read calls; the framework never sees them.
 package treeresource

@@ -8,10 +8,14 @@ import (
 
 // GetProviderSchema answers from the framework's response, built once per
 // process: with the domain tree it is about 1 MB, and OpenTofu asks for it
-// at the start of every command.
+// at the start of every command. The lookup data sources' schemas are
+// added to it (datasource.go).
 func (s *Server) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
 	s.schemaOnce.Do(func() {
 		s.schemaResp, s.schemaErr = s.ProviderServer.GetProviderSchema(ctx, req)
+		if s.schemaErr == nil && s.schemaResp != nil {
+			s.schemaErr = s.addDataSchemas(s.schemaResp)
+		}
 	})
 	return s.schemaResp, s.schemaErr
 }

@@ -38,6 +38,9 @@ type Server struct {
 	tfprotov6.ProviderServer
 	providerData func() any
 	types        map[string]*treeType
+	providerName string
+	// data are the lookup data sources (datasource.go)
+	data map[string]*dataType
 
 	schemaOnce sync.Once
 	schemaResp *tfprotov6.GetProviderSchemaResponse
@@ -62,7 +65,7 @@ type treeType struct {
 // framework would (a programming error: the package's tests build the
 // server for every resource).
 func NewServer(ctx context.Context, framework tfprotov6.ProviderServer, providerName string, resources []func() resource.Resource, providerData func() any) (*Server, error) {
-	s := &Server{ProviderServer: framework, providerData: providerData, types: map[string]*treeType{}}
+	s := &Server{ProviderServer: framework, providerData: providerData, types: map[string]*treeType{}, providerName: providerName}
 	for _, f := range resources {
 		r := f()
 		tr, ok := r.(TreeResource)
