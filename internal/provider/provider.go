@@ -101,6 +101,7 @@ func (p *libvirtProvider) Resources(context.Context) []func() resource.Resource 
 		NewDomainResource,
 		NewNetworkResource,
 		NewPoolResource,
+		NewSecretResource,
 		NewVolumeResource,
 	}
 }
