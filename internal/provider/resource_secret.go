@@ -78,16 +78,17 @@ func NewSecretResource() resource.Resource {
 				Optional:  true,
 				Sensitive: true,
 				Description: "The secret's value as text: its UTF-8 bytes are stored, without a trailing newline. Use it for " +
-					"passphrases (a LUKS volume's). Sensitive: never shown in plans or logs. Conflicts with `value_base64`. " +
-					"Changes apply in place. When neither is set the secret is defined without a value.",
+					"passphrases (a LUKS volume's). Never shown in plans or logs, but stored in the state. Conflicts with `value_base64`. " +
+					"Changes apply in place; libvirt refuses an empty value. When neither is set the secret is defined without a value " +
+					"(set it outside, e.g. with `virsh secret-set-value`).",
 			},
 			"value_base64": schema.StringAttribute{
 				Optional:  true,
 				Sensitive: true,
 				Description: "The secret's value as standard base64 of its bytes, for binary keys: a Ceph key " +
 					"(`ceph auth get-key` prints the base64 libvirt expects here) or random key material " +
-					"(`random_bytes.x.base64`). libvirt stores the decoded bytes. Sensitive; conflicts with `value`; " +
-					"changes apply in place.",
+					"(`random_bytes.x.base64`): a text attribute cannot carry arbitrary bytes, and plain `value` would store the " +
+					"base64 text itself. libvirt stores the decoded bytes. Conflicts with `value`; changes apply in place.",
 			},
 		},
 		// libvirt refuses another usage id for a UUID; a new usage type is
