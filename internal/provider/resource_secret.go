@@ -62,7 +62,11 @@ func NewSecretResource() resource.Resource {
 			"Reading the value: libvirt returns the value of a secret that is not private, so a value changed outside this " +
 			"configuration (`virsh secret-set-value`) shows as a change back to the configured value. libvirt never returns the " +
 			"value of a private secret (`private = \"yes\"`): its value in state is the one last applied, and a change made " +
-			"outside is not detected. An `ephemeral = \"yes\"` secret exists only in memory: after libvirtd restarts it is gone " +
+			"outside is not detected. " +
+			"A new value does not re-key what was encrypted with the old one: a LUKS volume formatted with it keeps its " +
+			"passphrase and no longer opens with the secret (libvirt does not re-key volumes); replace such a volume, or add " +
+			"the new key to it outside libvirt first. " +
+			"An `ephemeral = \"yes\"` secret exists only in memory: after libvirtd restarts it is gone " +
 			"and the next plan creates it again. " +
 			"Import by UUID or by usage id (the volume path, or the Ceph/iSCSI/TLS/vTPM name); an imported secret has no value " +
 			"in state (the configuration's value is then set in place by the next apply). " +

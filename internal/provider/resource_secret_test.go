@@ -614,3 +614,25 @@ func TestSecret_validate(t *testing.T) {
 		},
 	})
 }
+
+// TestSecret_valueAttributesSensitive: both value attributes are sensitive
+// (redacted in plans and in the framework's logs), optional and not
+// computed (a value never comes from libvirt unasked).
+func TestSecret_valueAttributesSensitive(t *testing.T) {
+	s := resourceSchema(t, NewSecretResource())
+	for _, n := range []string{"value", "value_base64"} {
+		a, ok := s.Attributes[n]
+		if !ok {
+			t.Fatalf("no attribute %s", n)
+		}
+		if !a.IsSensitive() || !a.IsOptional() || a.IsComputed() || a.IsRequired() {
+			t.Errorf("%s: sensitive=%v optional=%v computed=%v required=%v; want sensitive, optional, not computed",
+				n, a.IsSensitive(), a.IsOptional(), a.IsComputed(), a.IsRequired())
+		}
+	}
+	for n, a := range s.Attributes {
+		if a.IsSensitive() && n != "value" && n != "value_base64" {
+			t.Errorf("%s is sensitive: only the value attributes hold secrets", n)
+		}
+	}
+}

@@ -4,6 +4,8 @@
 # sensitive: it never shows in plans or logs, but it is stored in the state,
 # so keep the state encrypted. A private secret's value is never read back
 # from libvirt: the state keeps the value last applied.
+# Changing the passphrase later updates the secret in place but does not
+# re-key the volume: it would no longer open. Replace the volume instead.
 variable "luks_passphrase" {
   type      = string
   sensitive = true
