@@ -52,9 +52,9 @@ func NewSecretResource() resource.Resource {
 		Model: xmlschema.Secret(),
 		Description: "A libvirt secret (https://libvirt.org/formatsecret.html): a passphrase or key that libvirt hands to " +
 			"QEMU for an encrypted volume (LUKS), a Ceph or iSCSI pool, TLS or a vTPM, without putting it into domain or volume XML. " +
-			"The attributes mirror the secret XML one to one; the value is set with `value` (text) or `value_base64` (bytes), " +
-			"both sensitive. The provider chooses the UUID when `uuid` is not set. " +
-			"Changing the value, `description`, `ephemeral`, or `private` from `no` to `yes` is applied in place (same UUID; " +
+			"The attributes mirror the secret XML one to one; the value is set with `value` (text), `value_base64` (bytes) or " +
+			"`value_wo` (text, write-only: never in plan or state), all sensitive. The provider chooses the UUID when `uuid` is not set. " +
+			"Changing the value (`value_wo`: with `value_wo_version`), `description`, `ephemeral`, or `private` from `no` to `yes` is applied in place (same UUID; " +
 			"the value is kept across a redefinition); changing `uuid` or `usage`, turning `private` from `yes` back to `no` " +
 			"(libvirt refuses that), or removing the value (libvirt cannot unset one) replaces the secret. " +
 			"Creating a secret whose usage (type and volume path or name) another secret already has fails and names that " +
@@ -94,6 +94,20 @@ func NewSecretResource() resource.Resource {
 					"(`random_bytes.x.base64`): a text attribute cannot carry arbitrary bytes, and plain `value` would store the " +
 					"base64 text itself. libvirt stores the decoded bytes. Conflicts with `value`; changes apply in place.",
 			},
+			"value_wo": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				WriteOnly: true,
+				Description: "The secret's value as text, write-only: it is sent to libvirt but never stored in the plan or the " +
+					"state (OpenTofu and Terraform 1.11 or later; it accepts ephemeral values). As the state holds nothing to " +
+					"compare with, a new `value_wo` alone plans no change: change `value_wo_version` with it to set it in place. " +
+					"A value changed outside is never detected. Conflicts with `value` and `value_base64`.",
+			},
+			"value_wo_version": schema.Int64Attribute{
+				Optional: true,
+				Description: "Any number; changing it sets `value_wo` again, in place (the usual trigger of a write-only value). " +
+					"Needs `value_wo`.",
+			},
 		},
 		// libvirt refuses another usage id for a UUID; a new usage type is
 		// accepted only with the same id, which is rarely what is meant:
@@ -123,9 +137,10 @@ func secretValue(attrs map[string]tftypes.Value) ([]byte, bool, error) {
 	return nil, false, nil
 }
 
-// hasValueAttr reports whether value or value_base64 is set (known or not).
+// hasValueAttr reports whether value, value_base64 or value_wo_version (the
+// trace of a write-only value) is set, known or not.
 func hasValueAttr(attrs map[string]tftypes.Value) bool {
-	for _, n := range []string{"value", "value_base64"} {
+	for _, n := range []string{"value", "value_base64", "value_wo_version"} {
 		if v, ok := attrs[n]; ok && v.Type() != nil && !v.IsNull() {
 			return true
 		}
@@ -158,6 +173,9 @@ func (r *secretResource) Create(ctx context.Context, req resource.CreateRequest,
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("value_base64"), "Invalid secret value", err.Error())
 		return
+	}
+	if wo, ok := treeresource.String(treeresource.ObjectAttrs(req.Config.Raw), "value_wo"); ok {
+		value, hasValue = []byte(wo), true // write-only: only the configuration has it
 	}
 	// The UUID is chosen here: when the connection breaks and Do runs the
 	// define again, it redefines the same secret instead of adding another.
@@ -465,6 +483,13 @@ func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	old, hadValue, _ := secretValue(prior)
 	setValue := hasValue && (!hadValue || !bytes.Equal(old, value))
+	if wo, ok := treeresource.String(treeresource.ObjectAttrs(req.Config.Raw), "value_wo"); ok {
+		// write-only: set when its version changes, or when it takes over
+		// from value or value_base64
+		if !plan["value_wo_version"].Equal(prior["value_wo_version"]) || hadValue {
+			value, setValue = []byte(wo), true
+		}
+	}
 	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		if redefine {
 			// a redefinition keeps the value libvirt holds
@@ -527,8 +552,12 @@ func (r *secretResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRe
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("private"))
 		}
 	}
-	if hasValueAttr(state) && !hasValueAttr(plan) {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("value"), path.Root("value_base64"))
+	_, woConfigured := treeresource.String(treeresource.ObjectAttrs(req.Config.Raw), "value_wo")
+	if v := treeresource.ObjectAttrs(req.Config.Raw)["value_wo"]; v.Type() != nil && !v.IsKnown() {
+		woConfigured = true
+	}
+	if hasValueAttr(state) && !hasValueAttr(plan) && !woConfigured {
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("value"), path.Root("value_base64"), path.Root("value_wo_version"))
 	}
 	treeresource.SetPlan(resp, plan)
 }
@@ -540,9 +569,20 @@ func (r *secretResource) ValidateConfig(_ context.Context, req resource.Validate
 	if cfg == nil {
 		return
 	}
-	if hasValueAttr(map[string]tftypes.Value{"value": cfg["value"]}) && hasValueAttr(map[string]tftypes.Value{"value_base64": cfg["value_base64"]}) {
-		resp.Diagnostics.AddAttributeError(path.Root("value_base64"), "Conflicting secret values",
-			"Set either value (text) or value_base64 (bytes as base64), not both.")
+	set := func(n string) bool { v := cfg[n]; return v.Type() != nil && !v.IsNull() }
+	var given []string
+	for _, n := range []string{"value", "value_base64", "value_wo"} {
+		if set(n) {
+			given = append(given, n)
+		}
+	}
+	if len(given) > 1 {
+		resp.Diagnostics.AddAttributeError(path.Root(given[1]), "Conflicting secret values",
+			fmt.Sprintf("Set one of value (text), value_base64 (bytes as base64) or value_wo (text, write-only), not %s.", strings.Join(given, " and ")))
+	}
+	if set("value_wo_version") && !set("value_wo") {
+		resp.Diagnostics.AddAttributeError(path.Root("value_wo_version"), "value_wo_version without value_wo",
+			"value_wo_version triggers setting value_wo again; set value_wo too (or remove value_wo_version).")
 	}
 	if s, ok := treeresource.String(cfg, "value_base64"); ok {
 		if _, err := base64.StdEncoding.DecodeString(s); err != nil {

@@ -608,19 +608,23 @@ func TestSecret_validate(t *testing.T) {
 			{Config: cfg(`value_base64 = "not base64!"`), PlanOnly: true,
 				ExpectError: regexp.MustCompile(`(?s)value_base64 must be standard base64`)},
 			{Config: cfg("value = \"a\"\nvalue_base64 = \"YQ==\""), PlanOnly: true,
-				ExpectError: regexp.MustCompile(`(?s)Set either value \(text\) or value_base64`)},
+				ExpectError: regexp.MustCompile(`(?s)Set one of value.*value_wo.*not\s+value\s+and\s+value_base64\.`)},
+			{Config: cfg("value = \"a\"\nvalue_wo = \"b\""), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)not\s+value\s+and\s+value_wo\.`)},
+			{Config: cfg("value = \"a\"\nvalue_wo_version = 1"), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)value_wo_version\s+triggers\s+setting\s+value_wo\s+again;\s+set\s+value_wo\s+too`)},
 			{Config: cfg(`ephemeral = "maybe"`), PlanOnly: true,
 				ExpectError: regexp.MustCompile(`(?s)ephemeral: must be "yes" or "no"`)},
 		},
 	})
 }
 
-// TestSecret_valueAttributesSensitive: both value attributes are sensitive
+// TestSecret_valueAttributesSensitive: the value attributes are sensitive
 // (redacted in plans and in the framework's logs), optional and not
 // computed (a value never comes from libvirt unasked).
 func TestSecret_valueAttributesSensitive(t *testing.T) {
 	s := resourceSchema(t, NewSecretResource())
-	for _, n := range []string{"value", "value_base64"} {
+	for _, n := range []string{"value", "value_base64", "value_wo"} {
 		a, ok := s.Attributes[n]
 		if !ok {
 			t.Fatalf("no attribute %s", n)
@@ -630,9 +634,108 @@ func TestSecret_valueAttributesSensitive(t *testing.T) {
 				n, a.IsSensitive(), a.IsOptional(), a.IsComputed(), a.IsRequired())
 		}
 	}
+	if !s.Attributes["value_wo"].IsWriteOnly() || s.Attributes["value"].IsWriteOnly() || s.Attributes["value_base64"].IsWriteOnly() {
+		t.Error("value_wo must be write-only (never in plan or state), value and value_base64 not")
+	}
 	for n, a := range s.Attributes {
-		if a.IsSensitive() && n != "value" && n != "value_base64" {
+		if a.IsSensitive() && n != "value" && n != "value_base64" && n != "value_wo" {
 			t.Errorf("%s is sensitive: only the value attributes hold secrets", n)
 		}
 	}
+}
+
+func secretWOConfig(usageName, value string, version int) string {
+	return testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_secret" "wo" {
+  usage            = { type = "ceph", name = %q }
+  value_wo         = %q
+  value_wo_version = %d
+}
+`, usageName, value, version)
+}
+
+// secretCheckNotInState fails when any attribute of the resource in state
+// holds one of the values.
+func secretCheckNotInState(address string, values ...string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[address]
+		if !ok {
+			return fmt.Errorf("%s not in state", address)
+		}
+		for k, v := range rs.Primary.Attributes {
+			for _, secret := range values {
+				if strings.Contains(v, secret) {
+					return fmt.Errorf("state attribute %s holds the write-only value", k)
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// TestAccSecret_writeOnly sets the value through value_wo: libvirt holds it,
+// neither plan nor state does; a new value_wo alone plans nothing (and
+// libvirt keeps the old value); a new value_wo_version sets it in place,
+// same UUID. Import by UUID.
+func TestAccSecret_writeOnly(t *testing.T) {
+	usage := secretPrefix + "-wo"
+	secretRemoveLeftovers(t, usage)
+	v1, v2 := "wo1-"+secretRandom(t), "wo2-"+secretRandom(t)
+	var uuids []string
+	addr := "libvirt_secret.wo"
+	sameUUID := statecheck.CompareValue(compare.ValuesSame())
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             secretCheckGone(t, usage, &uuids),
+		Steps: []resource.TestStep{
+			{
+				Config: secretWOConfig(usage, v1, 1),
+				Check: resource.ComposeTestCheckFunc(
+					secretCheckLive(t, addr, &uuids, []byte(v1), "", "no"),
+					secretCheckNotInState(addr, v1),
+				),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("value_wo"), knownvalue.Null()),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("value_wo"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("value_wo_version"), knownvalue.Int64Exact(1)),
+					sameUUID.AddStateValue(addr, tfjsonpath.New("id")),
+				},
+			},
+			{
+				// a new write-only value alone: nothing to compare, no change
+				Config: secretWOConfig(usage, v2, 1),
+				Check:  secretCheckLive(t, addr, &uuids, []byte(v1), "", "no"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				// the version is the trigger: set in place
+				Config: secretWOConfig(usage, v2, 2),
+				Check: resource.ComposeTestCheckFunc(
+					secretCheckLive(t, addr, &uuids, []byte(v2), "", "no"),
+					secretCheckNotInState(addr, v1, v2),
+				),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{sameUUID.AddStateValue(addr, tfjsonpath.New("id"))},
+			},
+			{
+				ResourceName:      addr,
+				ImportState:       true,
+				ImportStateVerify: true,
+				// the version lives only in the configuration and state, libvirt has no trace of it
+				ImportStateVerifyIgnore: []string{"value_wo_version"},
+			},
+		},
+	})
 }

@@ -50,3 +50,18 @@ resource "libvirt_secret" "ceph" {
   usage        = { type = "ceph", name = "client.libvirt secret" }
   value_base64 = var.ceph_key
 }
+
+# A write-only value (OpenTofu 1.11+): sent to libvirt, never stored in the
+# plan or the state; it accepts ephemeral values. Bump value_wo_version to set
+# a new value: the state has nothing to compare value_wo with.
+variable "tls_key_passphrase" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+resource "libvirt_secret" "tls" {
+  usage            = { type = "tls", name = "vnc-tls" }
+  value_wo         = var.tls_key_passphrase
+  value_wo_version = 1
+}
