@@ -54,9 +54,11 @@ func NewSecretResource() resource.Resource {
 			"QEMU for an encrypted volume (LUKS), a Ceph or iSCSI pool, TLS or a vTPM, without putting it into domain or volume XML. " +
 			"The attributes mirror the secret XML one to one; the value is set with `value` (text), `value_base64` (bytes) or " +
 			"`value_wo` (text, write-only: never in plan or state), all sensitive. The provider chooses the UUID when `uuid` is not set. " +
-			"Changing the value (`value_wo`: with `value_wo_version`), `description`, `ephemeral`, or `private` from `no` to `yes` is applied in place (same UUID; " +
-			"the value is kept across a redefinition); changing `uuid` or `usage`, turning `private` from `yes` back to `no` " +
-			"(libvirt refuses that), or removing the value (libvirt cannot unset one) replaces the secret. " +
+			"Changing the value (`value_wo`: with `value_wo_version`), `description`, `private` from `no` to `yes` or " +
+			"`ephemeral` from `yes` to `no` is applied in place (same UUID; the value is kept across a redefinition); changing " +
+			"`uuid` or `usage`, turning `private` from `yes` back to `no` (libvirt refuses that), turning `ephemeral` from `no` " +
+			"to `yes` (libvirt 9.0 would keep the persistent file, and the secret would come back after a libvirtd restart) or " +
+			"removing the value (libvirt cannot unset one) replaces the secret. " +
 			"Creating a secret whose usage (type and volume path or name) another secret already has fails and names that " +
 			"secret's UUID to import it with. " +
 			"Reading the value: libvirt returns the value of a secret that is not private, so a value changed outside this " +
@@ -538,7 +540,8 @@ func (r *secretResource) Delete(ctx context.Context, req resource.DeleteRequest,
 
 // ModifyPlan adds the replacements libvirt imposes beyond a new UUID or
 // usage (Spec.ReplaceOnChange): it refuses to turn a private secret public,
-// and cannot remove a value once set.
+// mishandles a persistent secret turned ephemeral, and cannot remove a value
+// once set.
 func (r *secretResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	plan := r.PlanUpdate(req, &resp.RequiresReplace)
 	if plan == nil {
@@ -555,6 +558,16 @@ func (r *secretResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRe
 	_, woConfigured := treeresource.String(treeresource.ObjectAttrs(req.Config.Raw), "value_wo")
 	if v := treeresource.ObjectAttrs(req.Config.Raw)["value_wo"]; v.Type() != nil && !v.IsKnown() {
 		woConfigured = true
+	}
+	// libvirt 9.0 keeps the file of a persistent secret redefined ephemeral,
+	// and undefining it then leaves the file: the secret would come back
+	// when libvirtd restarts. Replacing removes the persistent one first.
+	wasEphemeral, _ := treeresource.String(state, "ephemeral")
+	if e := plan["ephemeral"]; !yesWord(wasEphemeral) && e.IsKnown() {
+		now, _ := treeresource.String(plan, "ephemeral")
+		if yesWord(now) {
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("ephemeral"))
+		}
 	}
 	if hasValueAttr(state) && !hasValueAttr(plan) && !woConfigured {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("value"), path.Root("value_base64"), path.Root("value_wo_version"))

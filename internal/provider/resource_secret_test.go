@@ -304,11 +304,60 @@ func TestAccSecret_basic(t *testing.T) {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 			},
+			{
+				// persistent -> ephemeral: replaced, so that libvirt keeps no file of it
+				Config: strings.Replace(secretConfig(usage+"-2", "second", fmt.Sprintf("value = %q", v1), "no"),
+					"description", "ephemeral   = \"yes\"\n  description", 1),
+				Check: resource.ComposeTestCheckFunc(secretCheckLive(t, addr, &uuids, []byte(v1), "second", "no"), recordID,
+					func(*terraform.State) error { return secretCheckFiles(uuids, "") }),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(addr, tfjsonpath.New("ephemeral"), knownvalue.StringExact("yes"))},
+			},
+			{
+				// ephemeral -> persistent: in place, libvirt writes its file
+				Config: strings.Replace(secretConfig(usage+"-2", "second", fmt.Sprintf("value = %q", v1), "no"),
+					"description", "ephemeral   = \"no\"\n  description", 1),
+				Check: resource.ComposeTestCheckFunc(secretCheckLive(t, addr, &uuids, []byte(v1), "second", "no"),
+					func(*terraform.State) error { return secretCheckFiles(uuids, current) }),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
 		},
 	})
-	if n := len(secretUnique(uuids)); n != 4 {
-		t.Errorf("the test saw %d secret UUIDs (%v); want 4: the first kept through the in-place updates, then 3 replacements", n, secretUnique(uuids))
+	if n := len(secretUnique(uuids)); n != 5 {
+		t.Errorf("the test saw %d secret UUIDs (%v); want 5: the first kept through the in-place updates, then 4 replacements", n, secretUnique(uuids))
 	}
+	if err := secretCheckFiles(uuids, ""); err != nil {
+		t.Errorf("after destroy: %v", err)
+	}
+}
+
+// secretConfigDir is where the test libvirtd (qemu:///system on this
+// machine) keeps persistent secrets.
+const secretConfigDir = "/etc/libvirt/secrets"
+
+// secretCheckFiles fails when libvirt keeps a persistent-secret file for any
+// of uuids except keep (which must have one): a file of an undefined or
+// ephemeral secret brings it back when libvirtd restarts.
+func secretCheckFiles(uuids []string, keep string) error {
+	if _, err := os.Stat(secretConfigDir); err != nil {
+		return fmt.Errorf("libvirt's secret directory: %w", err)
+	}
+	for _, u := range secretUnique(uuids) {
+		_, err := os.Stat(filepath.Join(secretConfigDir, u+".xml"))
+		switch {
+		case u == keep && err != nil:
+			return fmt.Errorf("the persistent secret %s has no file in %s: %v", u, secretConfigDir, err)
+		case u != keep && err == nil:
+			return fmt.Errorf("libvirt keeps %s/%s.xml, a secret that is gone or ephemeral: it would come back when libvirtd restarts", secretConfigDir, u)
+		}
+	}
+	return nil
 }
 
 func secretUnique(in []string) []string {
@@ -324,9 +373,10 @@ func secretUnique(in []string) []string {
 }
 
 // TestAccSecret_valueNeverShown runs tofu itself (plan, apply, a changing
-// plan and apply, destroy) with TF_LOG=trace and proves that neither value
-// appears in any output nor in the trace log, as text, base64 or hex; the
-// values do reach libvirt.
+// plan and apply, destroy) with TF_LOG=trace and proves that no value (two
+// successive `value`s, one `value_wo`) appears in any output nor in the
+// trace log, as text, base64 or hex, and the write-only one not in the state
+// file; the values do reach libvirt.
 func TestAccSecret_valueNeverShown(t *testing.T) {
 	testAccPreCheck(t)
 	usage := secretPrefix + "-hidden"
@@ -334,6 +384,7 @@ func TestAccSecret_valueNeverShown(t *testing.T) {
 	var uuids []string
 	t.Cleanup(func() { secretRemoveLeftovers(t, usage) })
 	v1, v2 := "first-"+secretRandom(t), "second-"+secretRandom(t)
+	wo := "writeonly-" + secretRandom(t)
 	dir := t.TempDir()
 	config := func(v string) string {
 		return fmt.Sprintf(`
@@ -341,8 +392,14 @@ resource "libvirt_secret" "hidden" {
   usage = { type = "ceph", name = %q }
   value = %q
 }
+resource "libvirt_secret" "hidden_wo" {
+  usage            = { type = "ceph", name = "%[1]s-wo" }
+  value_wo         = %[3]q
+  value_wo_version = 1
+}
 output "id" { value = libvirt_secret.hidden.id }
-`, usage, v)
+output "wo_id" { value = libvirt_secret.hidden_wo.id }
+`, usage, v, wo)
 	}
 	tofu := tofuWorkdir(t, dir, config(v1))
 	logFile := filepath.Join(dir, "trace.log")
@@ -360,9 +417,17 @@ output "id" { value = libvirt_secret.hidden.id }
 	run("plan")
 	run("apply", "-auto-approve")
 	id, _ := tofu("output", "-raw", "id")
-	uuids = append(uuids, id)
+	woID, _ := tofu("output", "-raw", "wo_id")
+	uuids = append(uuids, id, woID)
 	if _, value, err := secretLive(t, id); err != nil || string(value) != v1 {
 		t.Fatalf("libvirt does not hold the first value for %s (err %v)", id, err)
+	}
+	if _, value, err := secretLive(t, woID); err != nil || string(value) != wo {
+		t.Fatalf("libvirt does not hold the write-only value for %s (err %v)", woID, err)
+	}
+	// a write-only value is not in the state either (value is: sensitive, not secret from the state)
+	if st := secretMustRead(t, filepath.Join(dir, "work", "terraform.tfstate")); strings.Contains(st, wo) || !strings.Contains(st, v1) {
+		t.Fatalf("the state file holds the write-only value (%v) or lacks value (%v)", strings.Contains(st, wo), !strings.Contains(st, v1))
 	}
 	mustWrite(t, filepath.Join(dir, "work", "main.tf"), strings.Replace(secretMustRead(t, filepath.Join(dir, "work", "main.tf")), v1, v2, 1))
 	plan := run("plan", "-detailed-exitcode")
@@ -384,7 +449,7 @@ output "id" { value = libvirt_secret.hidden.id }
 	if !strings.Contains(trace, "ApplyResourceChange") {
 		t.Fatal("the trace log does not show the provider's apply calls")
 	}
-	for _, v := range []string{v1, v2} {
+	for _, v := range []string{v1, v2, wo} {
 		forms := []string{v, base64.StdEncoding.EncodeToString([]byte(v)), hex.EncodeToString([]byte(v))}
 		for _, f := range forms {
 			for i, out := range outputs {
