@@ -555,10 +555,6 @@ func (r *secretResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRe
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("private"))
 		}
 	}
-	_, woConfigured := treeresource.String(treeresource.ObjectAttrs(req.Config.Raw), "value_wo")
-	if v := treeresource.ObjectAttrs(req.Config.Raw)["value_wo"]; v.Type() != nil && !v.IsKnown() {
-		woConfigured = true
-	}
 	// libvirt 9.0 keeps the file of a persistent secret redefined ephemeral,
 	// and undefining it then leaves the file: the secret would come back
 	// when libvirtd restarts. Replacing removes the persistent one first.
@@ -569,6 +565,9 @@ func (r *secretResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRe
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("ephemeral"))
 		}
 	}
+	// a write-only value is in the configuration only
+	cfgWO := treeresource.ObjectAttrs(req.Config.Raw)["value_wo"]
+	woConfigured := cfgWO.Type() != nil && !cfgWO.IsNull()
 	if hasValueAttr(state) && !hasValueAttr(plan) && !woConfigured {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("value"), path.Root("value_base64"), path.Root("value_wo_version"))
 	}
