@@ -133,6 +133,21 @@ func TestSchemaContract(t *testing.T) {
 			"backing_store.path":        kindStr,
 			"backing_store.format.type": kindStr,
 		}},
+		"libvirt_secret": {NewSecretResource(), map[string]attrKind{
+			"uuid":         kindStr,
+			"description":  kindStr,
+			"ephemeral":    kindStr, // yes/no, as libvirt writes it
+			"private":      kindStr,
+			"usage":        kindObj,
+			"usage.type":   kindStr,
+			"usage.volume": kindStr,
+			"usage.name":   kindStr,
+			"usage.target": kindStr,
+			// provider-level attributes beside the tree
+			"id":           kindStr,
+			"value":        kindStr,
+			"value_base64": kindStr,
+		}},
 		"libvirt_network": {NewNetworkResource(), map[string]attrKind{
 			"forward.mode":                    kindStr,
 			"ips":                             kindListed,

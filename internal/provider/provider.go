@@ -105,6 +105,7 @@ func (p *libvirtProvider) Resources(context.Context) []func() resource.Resource 
 		NewNetworkResource,
 		NewNWFilterResource,
 		NewPoolResource,
+		NewSecretResource,
 		NewVolumeResource,
 	}
 }

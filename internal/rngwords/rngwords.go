@@ -30,6 +30,7 @@ var Roots = map[string]string{
 	"network": "network.rng",
 	"pool":    "storagepool.rng",
 	"volume":  "storagevol.rng",
+	"secret":  "secret.rng",
 }
 
 // rng is a parsed grammar node.

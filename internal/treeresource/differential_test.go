@@ -30,6 +30,7 @@ var docTypes = map[string]map[string]tftypes.Type{
 	"libvirt_network": xmlschema.Network().AttributeTypes(),
 	"libvirt_pool":    xmlschema.StoragePool().AttributeTypes(),
 	"libvirt_volume":  xmlschema.StorageVolume().AttributeTypes(),
+	"libvirt_secret":  xmlschema.Secret().AttributeTypes(),
 }
 
 type servers struct {
@@ -159,6 +160,8 @@ func sameStrings(a, b []string) bool { return strings.Join(a, "\n") == strings.J
 type validateCase struct {
 	name, typeName string
 	config         map[string]tftypes.Value
+	// writeOnly: the client supports write-only attributes
+	writeOnly bool
 	// wantError: the case must produce an error on both servers
 	wantError string
 }
@@ -184,6 +187,11 @@ func TestDifferentialValidate(t *testing.T) {
 		// a validator inside a nested own attribute (the framework-timeouts duration check)
 		{name: "volume timeouts invalid", typeName: "libvirt_volume", wantError: "banana", config: map[string]tftypes.Value{
 			"name": str("v"), "pool": str("p"), "capacity": num(1024), "timeouts": timeouts("banana")}},
+		// write-only own attributes: allowed only for clients that support them
+		{name: "secret write-only", typeName: "libvirt_secret", writeOnly: true, config: map[string]tftypes.Value{
+			"value_wo": str("s3cret"), "value_wo_version": num(1)}},
+		{name: "secret write-only, old client", typeName: "libvirt_secret", wantError: "WriteOnly Attribute Not Allowed", config: map[string]tftypes.Value{
+			"value_wo": str("s3cret"), "value_wo_version": num(1)}},
 		{name: "volume timeouts unknown", typeName: "libvirt_volume", config: map[string]tftypes.Value{
 			"name": str("v"), "pool": str("p"), "capacity": num(1024),
 			"timeouts": tftypes.NewValue(s.types["libvirt_volume"].AttributeTypes["timeouts"], tftypes.UnknownValue)}},
@@ -191,7 +199,8 @@ func TestDifferentialValidate(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			typ := s.types[c.typeName]
-			req := &tfprotov6.ValidateResourceConfigRequest{TypeName: c.typeName, Config: dynamic(t, typ, s.object(c.typeName, c.config))}
+			req := &tfprotov6.ValidateResourceConfigRequest{TypeName: c.typeName, Config: dynamic(t, typ, s.object(c.typeName, c.config)),
+				ClientCapabilities: &tfprotov6.ValidateResourceConfigClientCapabilities{WriteOnlyAttributesAllowed: c.writeOnly}}
 			ours, err := s.ours.ValidateResourceConfig(ctx, req)
 			if err != nil {
 				t.Fatal(err)
@@ -254,7 +263,13 @@ func TestDifferentialPlan(t *testing.T) {
 		"target": objOf(volTargetType, map[string]tftypes.Value{"path": str("/var/lib/p/v"),
 			"format": objOf(volTargetType.(tftypes.Object).AttributeTypes["format"], map[string]tftypes.Value{"type": str("raw")})})})
 
+	secCfg := map[string]tftypes.Value{"value_wo": str("s3cret"), "value_wo_version": num(1)}
+	secState := map[string]tftypes.Value{"id": str(uuid), "uuid": str(uuid), "value_wo_version": num(1)}
 	cases := []planCase{
+		// a write-only value is planned null, on create and on update
+		{name: "secret create write-only", typeName: "libvirt_secret", config: secCfg},
+		{name: "secret write-only version", typeName: "libvirt_secret", config: merge(secCfg, map[string]tftypes.Value{"value_wo_version": num(2)}),
+			prior: secState, proposed: merge(secState, map[string]tftypes.Value{"value_wo": str("s3cret"), "value_wo_version": num(2)})},
 		{name: "domain create", typeName: "libvirt_domain", config: domCfg},
 		{name: "domain unchanged", typeName: "libvirt_domain", config: domCfg, prior: domState, proposed: domState},
 		{name: "domain start", typeName: "libvirt_domain", config: merge(domCfg, map[string]tftypes.Value{"running": boolean(true)}),

@@ -55,6 +55,9 @@ func ownAttributes(ctx context.Context, s schema.Schema, docTypes map[string]tft
 // validate.go cannot run, and defaults or plan modifiers anywhere but on a
 // top-level string, bool or int64 attribute.
 func checkSupported(p string, a schema.Attribute, top bool) error {
+	if !top && a.IsWriteOnly() {
+		return fmt.Errorf("nested attribute %q: write-only attributes are supported at the top level only (plan.go nulls them there)", p)
+	}
 	switch a := a.(type) {
 	case schema.StringAttribute, schema.BoolAttribute, schema.Int64Attribute:
 		if !top && hasDefaultOrModifiers(a) {

@@ -32,6 +32,9 @@ func (t *treeType) plan(ctx context.Context, providerData any, req *tfprotov6.Pl
 	if err != nil {
 		return nil, err
 	}
+	// a write-only value is no change of the planned object (the resource
+	// finds it in the configuration)
+	proposed = t.nullWriteOnly(proposed)
 	prior, err := t.values.decode(req.PriorState, t.objType)
 	if err != nil {
 		return nil, err
@@ -118,6 +121,7 @@ func (t *treeType) plan(ctx context.Context, providerData any, req *tfprotov6.Pl
 	if diags.HasError() {
 		return resp, nil
 	}
+	plan.Raw = t.nullWriteOnly(plan.Raw)
 	planned, err := t.values.encode(t.objType, plan.Raw)
 	if err != nil {
 		return nil, err
@@ -295,4 +299,31 @@ func toInt64(v tftypes.Value) types.Int64 {
 	_ = v.As(&f)
 	i, _ := f.Int64()
 	return types.Int64Value(i)
+}
+
+// nullWriteOnly returns v with every write-only own attribute null, as the
+// framework plans them: their values live in the configuration only, never in
+// a plan or state. ownAttributes allows them at the top level only.
+func (t *treeType) nullWriteOnly(v tftypes.Value) tftypes.Value {
+	if v.IsNull() || !v.IsKnown() {
+		return v
+	}
+	var attrs map[string]tftypes.Value
+	changed := false
+	for _, o := range t.own {
+		if !o.attr.IsWriteOnly() {
+			continue
+		}
+		if attrs == nil {
+			attrs = ObjectAttrs(v)
+		}
+		if cur, ok := attrs[o.name]; ok && !isNull(cur) {
+			attrs[o.name] = tftypes.NewValue(o.typ, nil)
+			changed = true
+		}
+	}
+	if !changed {
+		return v
+	}
+	return tftypes.NewValue(t.objType, attrs)
 }

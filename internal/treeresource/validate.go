@@ -2,6 +2,7 @@ package treeresource
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -32,10 +33,17 @@ func (t *treeType) validate(ctx context.Context, providerData any, req *tfprotov
 			AddConversionError(&diags, "Invalid configuration", err)
 		}
 	}
+	writeOnlyAllowed := req.ClientCapabilities != nil && req.ClientCapabilities.WriteOnlyAttributesAllowed
 	for _, o := range t.own {
 		v, ok := ca[o.name]
 		if !ok {
 			v = tftypes.NewValue(o.typ, nil)
+		}
+		// as the framework: a client without write-only support would
+		// report a confusing inconsistency when the plan returns null
+		if o.attr.IsWriteOnly() && !writeOnlyAllowed && !isNull(v) {
+			diags.AddAttributeError(path.Root(o.name), "WriteOnly Attribute Not Allowed",
+				fmt.Sprintf("The resource contains a non-null value for WriteOnly attribute %s. Write-only attributes are only supported in Terraform 1.11 and later.", o.name))
 		}
 		validateAttribute(ctx, path.Root(o.name), o.attr, v, cfg, &diags)
 	}

@@ -201,5 +201,9 @@ var grammarWords = map[string]map[string]string{
 		"cow@state":             "yes/no",
 		"device@part_separator": "yes/no",
 	},
+	"secret": {
+		"secret@ephemeral": "yes/no",
+		"secret@private":   "yes/no",
+	},
 	"volume": {},
 }
