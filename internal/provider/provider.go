@@ -99,6 +99,7 @@ func (p *libvirtProvider) Resources(context.Context) []func() resource.Resource 
 	return []func() resource.Resource{
 		NewCloudinitDiskResource,
 		NewDomainResource,
+		NewDomainSnapshotResource,
 		NewNetworkResource,
 		NewPoolResource,
 		NewVolumeResource,

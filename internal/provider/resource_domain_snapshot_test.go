@@ -1,0 +1,445 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+)
+
+// snapshotOverlayDir holds the overlay and memory files of external
+// snapshots: outside the shared pool, so that no pool refresh picks them up
+// as volumes backed by the tests' base volumes.
+const snapshotOverlayDir = "/var/tmp/tfacc-snap-files"
+
+// snapshotPreCheck is the acceptance precheck plus the overlay directory.
+func snapshotPreCheck(t *testing.T) {
+	t.Helper()
+	testAccPreCheck(t)
+	if err := os.MkdirAll(snapshotOverlayDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// snapshotDo runs op on a fresh connection to the test libvirtd.
+func snapshotDo(op func(*libvirt.Libvirt) error) error {
+	c, err := libvirtconn.New(testAccURI())
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.Do(context.Background(), op)
+}
+
+// snapshotDomainConfig is a qcow2 volume in the test pool and a domain using
+// it as vda: through the pool (source.volume) or as a plain file
+// (source.file, the volume's path). extra goes into the domain block.
+func snapshotDomainConfig(name string, running, fileDisk bool, extra string) string {
+	source := fmt.Sprintf(`{ volume = { pool = %q, volume = libvirt_volume.disk.name } }`, testAccPool())
+	if fileDisk {
+		source = `{ file = { file = libvirt_volume.disk.path } }`
+	}
+	return testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_volume" "disk" {
+  name          = "%[1]s.qcow2"
+  pool          = %[2]q
+  capacity      = 64
+  capacity_unit = "MiB"
+  target        = { format = { type = "qcow2" } }
+}
+
+resource "libvirt_domain" "test" {
+  name             = %[1]q
+  type             = %[3]q
+  memory           = 64
+  memory_unit      = "MiB"
+  vcpu             = 1
+  running          = %[4]t
+  shutdown_timeout = "0s"
+  os               = { type = "hvm" }
+  devices = {
+    disks = [{
+      device = "disk"
+      driver = { name = "qemu", type = "qcow2" }
+      source = %[5]s
+      target = { dev = "vda", bus = "virtio" }
+    }]
+  }
+%[6]s
+}
+`, name, testAccPool(), testAccDomainType(), running, source, extra)
+}
+
+// snapshotIgnoreDisks is the lifecycle block the docs recommend for a
+// domain that takes external snapshots.
+const snapshotIgnoreDisks = `  lifecycle {
+    ignore_changes = [devices]
+  }`
+
+// snapshotXML reads a snapshot's XML from libvirt.
+func snapshotXML(domain, snap string) (*libvirtxml.DomainSnapshot, error) {
+	var doc libvirtxml.DomainSnapshot
+	err := snapshotDo(func(l *libvirt.Libvirt) error {
+		dom, err := l.DomainLookupByName(domain)
+		if err != nil {
+			return err
+		}
+		s, err := l.DomainSnapshotLookupByName(dom, snap, 0)
+		if err != nil {
+			return err
+		}
+		x, err := l.DomainSnapshotGetXMLDesc(s, 0)
+		if err != nil {
+			return err
+		}
+		return doc.Unmarshal(x)
+	})
+	return &doc, err
+}
+
+// snapshotNames lists the snapshots libvirt holds for domain.
+func snapshotNames(domain string) ([]string, error) {
+	var names []string
+	err := snapshotDo(func(l *libvirt.Libvirt) error {
+		dom, err := l.DomainLookupByName(domain)
+		if err != nil {
+			return err
+		}
+		snaps, _, err := l.DomainListAllSnapshots(dom, 1, 0)
+		if err != nil {
+			return err
+		}
+		for _, s := range snaps {
+			names = append(names, s.Name)
+		}
+		return nil
+	})
+	return names, err
+}
+
+// snapshotCheckLibvirt checks the snapshot as libvirt holds it.
+func snapshotCheckLibvirt(domain, snap string, check func(*libvirtxml.DomainSnapshot) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		doc, err := snapshotXML(domain, snap)
+		if err != nil {
+			return fmt.Errorf("snapshot %s/%s in libvirt: %w", domain, snap, err)
+		}
+		return check(doc)
+	}
+}
+
+// snapshotCheckList checks the exact list of snapshots libvirt holds for domain.
+func snapshotCheckList(domain string, want ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got, err := snapshotNames(domain)
+		if err != nil {
+			return err
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			return fmt.Errorf("domain %s: libvirt holds snapshots %q, want %q", domain, got, want)
+		}
+		return nil
+	}
+}
+
+// snapshotQcow2Tags lists the internal snapshots inside a qcow2 file
+// (qemu-img snapshot -l, shared lock: the file may be in use).
+func snapshotQcow2Tags(file string) ([]string, error) {
+	out, err := exec.Command("qemu-img", "snapshot", "-l", "-U", file).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("qemu-img snapshot -l %s: %v: %s", file, err, out)
+	}
+	var tags []string
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] != "ID" && f[0] != "Snapshot" {
+			tags = append(tags, f[1])
+		}
+	}
+	return tags, nil
+}
+
+func snapshotCheckQcow2Tags(file string, want ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got, err := snapshotQcow2Tags(file)
+		if err != nil {
+			return err
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			return fmt.Errorf("%s holds internal snapshots %q, want %q", file, got, want)
+		}
+		return nil
+	}
+}
+
+// snapshotDomainDisk returns the persistent definition's vda source file
+// (or pool/volume) and its backing file as libvirt reports them.
+func snapshotDomainDisk(domain string, inactive bool) (source, backing string, err error) {
+	err = snapshotDo(func(l *libvirt.Libvirt) error {
+		dom, err := l.DomainLookupByName(domain)
+		if err != nil {
+			return err
+		}
+		var flags libvirt.DomainXMLFlags
+		if inactive {
+			flags = libvirt.DomainXMLInactive
+		}
+		x, err := l.DomainGetXMLDesc(dom, flags)
+		if err != nil {
+			return err
+		}
+		var d libvirtxml.Domain
+		if err := d.Unmarshal(x); err != nil {
+			return err
+		}
+		for _, disk := range d.Devices.Disks {
+			if disk.Target == nil || disk.Target.Dev != "vda" || disk.Source == nil {
+				continue
+			}
+			switch {
+			case disk.Source.File != nil:
+				source = disk.Source.File.File
+			case disk.Source.Volume != nil:
+				source = disk.Source.Volume.Pool + "/" + disk.Source.Volume.Volume
+			}
+			if disk.BackingStore != nil && disk.BackingStore.Source != nil && disk.BackingStore.Source.File != nil {
+				backing = disk.BackingStore.Source.File.File
+			}
+			return nil
+		}
+		return errors.New("no disk vda")
+	})
+	return source, backing, err
+}
+
+// snapshotCheckDomainDisk checks where the domain's vda points (persistent definition).
+func snapshotCheckDomainDisk(domain, want string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got, _, err := snapshotDomainDisk(domain, true)
+		if err != nil {
+			return err
+		}
+		if got != want {
+			return fmt.Errorf("domain %s: vda source is %q, want %q", domain, got, want)
+		}
+		return nil
+	}
+}
+
+// snapshotCheckStarts starts the stopped domain and stops it again: its
+// disks point at usable images.
+func snapshotCheckStarts(domain string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		return snapshotDo(func(l *libvirt.Libvirt) error {
+			dom, err := l.DomainLookupByName(domain)
+			if err != nil {
+				return err
+			}
+			if err := l.DomainCreate(dom); err != nil {
+				return fmt.Errorf("domain %s does not start after the snapshot's delete: %w", domain, err)
+			}
+			return l.DomainDestroy(dom)
+		})
+	}
+}
+
+// snapshotCheckFile checks that a file exists (or not).
+func snapshotCheckFile(file string, exists bool) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		_, err := os.Stat(file)
+		switch {
+		case exists && err != nil:
+			return fmt.Errorf("%s: %v, want it to exist", file, err)
+		case !exists && err == nil:
+			return fmt.Errorf("%s exists, want it gone", file)
+		}
+		return nil
+	}
+}
+
+// snapshotCheckDestroyed proves nothing is left: the domain is gone (and
+// with it every snapshot's metadata), and so are the listed files.
+func snapshotCheckDestroyed(domain string, files ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		err := snapshotDo(func(l *libvirt.Libvirt) error {
+			_, err := l.DomainLookupByName(domain)
+			return err
+		})
+		if !libvirtconn.IsNotFound(err) {
+			return fmt.Errorf("domain %s still exists after destroy (lookup: %v)", domain, err)
+		}
+		for _, f := range files {
+			if _, err := os.Stat(f); err == nil {
+				return fmt.Errorf("%s is left after destroy", f)
+			}
+		}
+		return nil
+	}
+}
+
+// snapshotPoolPath is the pool's directory as libvirt reports it.
+func snapshotPoolPath(t *testing.T) string {
+	t.Helper()
+	var dir string
+	err := snapshotDo(func(l *libvirt.Libvirt) error {
+		p, err := l.StoragePoolLookupByName(testAccPool())
+		if err != nil {
+			return err
+		}
+		x, err := l.StoragePoolGetXMLDesc(p, 0)
+		if err != nil {
+			return err
+		}
+		var doc libvirtxml.StoragePool
+		if err := doc.Unmarshal(x); err != nil {
+			return err
+		}
+		dir = doc.Target.Path
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestAccDomainSnapshot_internal: an internal snapshot of a stopped domain
+// with a qcow2 disk; description changes in place, other changes replace;
+// import; deleting the resource removes the snapshot from the qcow2 image.
+func TestAccDomainSnapshot_internal(t *testing.T) {
+	name := "tfacc-snap-int"
+	snapshotPreCheck(t)
+	disk := filepath.Join(snapshotPoolPath(t), name+".qcow2")
+	snap := func(snapName, description, extra string) string {
+		return fmt.Sprintf(`
+resource "libvirt_domain_snapshot" "test" {
+  domain      = libvirt_domain.test.id
+  name        = %q
+  description = %q
+%s
+}
+`, snapName, description, extra)
+	}
+	base := snapshotDomainConfig(name, false, false, "")
+	var created string
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { snapshotPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             snapshotCheckDestroyed(name, disk),
+		Steps: []resource.TestStep{
+			{
+				Config: base + snap("s1", "first", ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_domain_snapshot.test", tfjsonpath.New("state"), knownvalue.StringExact("shutoff")),
+					statecheck.ExpectKnownValue("libvirt_domain_snapshot.test", tfjsonpath.New("parent"), knownvalue.StringExact("")),
+					statecheck.ExpectKnownValue("libvirt_domain_snapshot.test", tfjsonpath.New("memory").AtMapKey("snapshot"), knownvalue.StringExact("no")),
+					statecheck.ExpectKnownValue("libvirt_domain_snapshot.test",
+						tfjsonpath.New("disks").AtMapKey("disks").AtSliceIndex(0).AtMapKey("snapshot"), knownvalue.StringExact("internal")),
+					statecheck.ExpectKnownValue("libvirt_domain_snapshot.test", tfjsonpath.New("creation_time"),
+						knownvalue.StringRegexp(regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`))),
+					statecheck.CompareValuePairs("libvirt_domain_snapshot.test", tfjsonpath.New("domain"),
+						"libvirt_domain.test", tfjsonpath.New("id"), compare.ValuesSame()),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name, "s1"),
+					snapshotCheckLibvirt(name, "s1", func(d *libvirtxml.DomainSnapshot) error {
+						if d.Description != "first" || d.State != "shutoff" {
+							return fmt.Errorf("libvirt holds description %q state %q", d.Description, d.State)
+						}
+						return nil
+					}),
+					snapshotCheckQcow2Tags(disk, "s1"),
+					resource.TestCheckResourceAttrWith("libvirt_domain_snapshot.test", "creation_time", func(v string) error {
+						created = v
+						return nil
+					}),
+				),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				// description: redefined in place, the snapshot (its creation time) stays
+				Config: base + snap("s1", "second", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_domain_snapshot.test", plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckLibvirt(name, "s1", func(d *libvirtxml.DomainSnapshot) error {
+						if d.Description != "second" {
+							return fmt.Errorf("libvirt holds description %q, want second", d.Description)
+						}
+						return nil
+					}),
+					resource.TestCheckResourceAttrWith("libvirt_domain_snapshot.test", "creation_time", func(v string) error {
+						if v != created {
+							return fmt.Errorf("creation_time %s, was %s: the snapshot was retaken", v, created)
+						}
+						return nil
+					}),
+					snapshotCheckQcow2Tags(disk, "s1"),
+				),
+			},
+			{
+				ResourceName:      "libvirt_domain_snapshot.test",
+				ImportState:       true,
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return name + "/s1", nil }, // by domain name
+				ImportStateVerify: true,
+			},
+			{
+				// a create flag cannot change in place: replaced
+				Config: base + snap("s1", "second", "  atomic = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_domain_snapshot.test", plancheck.ResourceActionReplace)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(snapshotCheckList(name, "s1"), snapshotCheckQcow2Tags(disk, "s1")),
+			},
+			{
+				// spelling out what libvirt chose (memory and disk modes) plans nothing
+				Config: base + snap("s1", "second", `  memory = { snapshot = "no" }
+  disks  = { disks = [{ name = "vda", snapshot = "internal" }] }
+  atomic = true`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_domain_snapshot.test", plancheck.ResourceActionNoop)},
+				},
+			},
+			{
+				// a new name is a new snapshot; the old one is deleted from the image
+				Config: base + snap("s2", "second", "  atomic = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_domain_snapshot.test", plancheck.ResourceActionReplace)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(snapshotCheckList(name, "s2"), snapshotCheckQcow2Tags(disk, "s2")),
+			},
+			{
+				// the resource's delete removes the snapshot from libvirt and the image
+				Config: base,
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name),
+					snapshotCheckQcow2Tags(disk),
+					snapshotCheckStarts(name),
+				),
+			},
+		},
+	})
+}
