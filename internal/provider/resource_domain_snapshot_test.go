@@ -443,3 +443,155 @@ resource "libvirt_domain_snapshot" "test" {
 		},
 	})
 }
+
+// snapshotExternalConfig is an external disk-only snapshot of vda into overlay.
+func snapshotExternalConfig(overlay string) string {
+	return fmt.Sprintf(`
+resource "libvirt_domain_snapshot" "test" {
+  domain    = libvirt_domain.test.id
+  name      = "ext1"
+  disk_only = true
+  disks = {
+    disks = [{
+      name     = "vda"
+      snapshot = "external"
+      source   = { file = { file = %q } }
+    }]
+  }
+}
+`, overlay)
+}
+
+// TestAccDomainSnapshot_externalDiskOnly: an external disk-only snapshot of
+// a stopped domain whose disk is a plain file. libvirt switches the disk to
+// the overlay; the domain's plan then wants it back (reported: the plan is
+// checked to say so) unless the domain ignores changes to its devices.
+// Deleting the snapshot merges the overlay back (libvirt 9.0), the disk
+// points at the original image again and the domain starts.
+func TestAccDomainSnapshot_externalDiskOnly(t *testing.T) {
+	name := "tfacc-snap-ext"
+	snapshotPreCheck(t)
+	disk := filepath.Join(snapshotPoolPath(t), name+".qcow2")
+	overlay := filepath.Join(snapshotOverlayDir, name+".ext1.qcow2")
+	_ = os.Remove(overlay)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { snapshotPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             snapshotCheckDestroyed(name, disk, overlay),
+		Steps: []resource.TestStep{
+			{
+				// without ignore_changes the domain plans to point vda back at
+				// the original image: the conflict the docs describe
+				Config: snapshotDomainConfig(name, false, true, "") + snapshotExternalConfig(overlay),
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name, "ext1"),
+					snapshotCheckFile(overlay, true),
+					snapshotCheckDomainDisk(name, overlay),
+				),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("libvirt_domain.test", plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction("libvirt_domain_snapshot.test", plancheck.ResourceActionNoop),
+					},
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: snapshotDomainConfig(name, false, true, snapshotIgnoreDisks) + snapshotExternalConfig(overlay),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_domain_snapshot.test", tfjsonpath.New("memory").AtMapKey("snapshot"), knownvalue.StringExact("no")),
+					statecheck.ExpectKnownValue("libvirt_domain_snapshot.test",
+						tfjsonpath.New("disks").AtMapKey("disks").AtSliceIndex(0).AtMapKey("driver").AtMapKey("type"), knownvalue.StringExact("qcow2")),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckDomainDisk(name, overlay),
+					func(*terraform.State) error {
+						_, backing, err := snapshotDomainDisk(name, true)
+						if err != nil {
+							return err
+						}
+						if backing != "" && backing != disk {
+							return fmt.Errorf("overlay's backing file is %q, want %q", backing, disk)
+						}
+						out, err := exec.Command("qemu-img", "info", "-U", "--output=json", overlay).CombinedOutput()
+						if err != nil || !strings.Contains(string(out), `"backing-filename": "`+disk+`"`) {
+							return fmt.Errorf("overlay %s is not backed by %s: %v %s", overlay, disk, err, out)
+						}
+						return nil
+					},
+				),
+			},
+			{
+				ResourceName:            "libvirt_domain_snapshot.test",
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"disk_only"}, // a create flag libvirt does not record
+			},
+			{
+				// deleting the snapshot (the domain stays): libvirt merges the
+				// overlay into the image and points the disk back at it
+				Config: snapshotDomainConfig(name, false, true, snapshotIgnoreDisks),
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name),
+					snapshotCheckFile(overlay, false),
+					snapshotCheckDomainDisk(name, disk),
+					snapshotCheckStarts(name),
+				),
+			},
+			{
+				// and the domain's own plan is empty again without ignore_changes
+				Config: snapshotDomainConfig(name, false, true, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}
+
+// TestAccDomainSnapshot_externalVolumeDisk: the same snapshot of a domain
+// whose disk is a pool volume (source.volume). libvirt 9.0 refuses to merge
+// it back; the resource's delete then deletes the metadata only (warning),
+// the domain keeps the overlay, which is backed by the volume, and starts.
+func TestAccDomainSnapshot_externalVolumeDisk(t *testing.T) {
+	name := "tfacc-snap-extvol"
+	snapshotPreCheck(t)
+	disk := filepath.Join(snapshotPoolPath(t), name+".qcow2")
+	overlay := filepath.Join(snapshotOverlayDir, name+".ext1.qcow2")
+	_ = os.Remove(overlay)
+	t.Cleanup(func() { _ = os.Remove(overlay) })
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { snapshotPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: resource.ComposeTestCheckFunc(
+			snapshotCheckDestroyed(name, disk),
+			// documented: the overlay outlives a metadata-only delete; the test removes it
+			snapshotCheckFile(overlay, true),
+		),
+		Steps: []resource.TestStep{
+			{
+				Config: snapshotDomainConfig(name, false, false, snapshotIgnoreDisks) + snapshotExternalConfig(overlay),
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name, "ext1"),
+					snapshotCheckDomainDisk(name, overlay),
+				),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				Config: snapshotDomainConfig(name, false, false, snapshotIgnoreDisks),
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name),
+					snapshotCheckFile(overlay, true),
+					snapshotCheckDomainDisk(name, overlay),
+					snapshotCheckStarts(name),
+				),
+			},
+		},
+	})
+}
