@@ -100,6 +100,7 @@ func NewDomainSnapshotResource() resource.Resource {
 			"refused by libvirt 9.0), only the snapshot's metadata is deleted, with a warning: the overlay and memory " +
 			"files stay and the domain keeps using the overlay, whose backing file is the original image, so the domain " +
 			"stays consistent and starts as before. Remove those files yourself once the domain no longer uses them. " +
+			"libvirt never deletes an external memory state file (`memory.file`), also not after a merge: a warning names it. " +
 			"Destroying the `libvirt_domain` removes the metadata of all its snapshots.\n\n" +
 			"**Revert.** There is no revert resource: revert with `virsh snapshot-revert <domain> <snapshot>` " +
 			"(libvirt 9.0 reverts internal snapshots only). The snapshot resource is unchanged by a revert; the domain " +
@@ -460,6 +461,7 @@ func (r *domainSnapshotResource) deleteSnapshot(ctx context.Context, id string, 
 	}
 	var left []string
 	var refused error
+	var memoryKept string
 	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
 		snap, err := l.DomainSnapshotLookupByName(dom, name, 0)
 		if err != nil {
@@ -475,6 +477,9 @@ func (r *domainSnapshotResource) deleteSnapshot(ctx context.Context, id string, 
 		}
 		files := snapshotExternalFiles(&doc)
 		err = l.DomainSnapshotDelete(snap, 0)
+		if err == nil && doc.Memory != nil && doc.Memory.Snapshot == "external" && doc.Memory.File != "" {
+			memoryKept = doc.Memory.File // libvirt 9.0 merges the disks but leaves the memory file
+		}
 		if err == nil || len(files) == 0 || !snapshotRefused(err) {
 			return err
 		}
@@ -485,6 +490,11 @@ func (r *domainSnapshotResource) deleteSnapshot(ctx context.Context, id string, 
 	if err != nil && !libvirtconn.IsNotFound(err) {
 		diags.AddError("Cannot delete snapshot", fmt.Sprintf("snapshot %q of domain %s: %v", name, treeresource.UUIDString(dom.UUID), err))
 		return
+	}
+	if memoryKept != "" {
+		diags.AddWarning("External snapshot: memory file kept",
+			fmt.Sprintf("Snapshot %q of domain %s was deleted and its disk overlays merged back, but libvirt does not delete "+
+				"the memory state file %s: remove it yourself.", name, treeresource.UUIDString(dom.UUID), memoryKept))
 	}
 	if refused != nil {
 		diags.AddWarning("External snapshot: metadata deleted, files kept",

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -129,6 +130,7 @@ func snapshotNames(domain string) ([]string, error) {
 		for _, s := range snaps {
 			names = append(names, s.Name)
 		}
+		sort.Strings(names)
 		return nil
 	})
 	return names, err
@@ -590,6 +592,210 @@ func TestAccDomainSnapshot_externalVolumeDisk(t *testing.T) {
 					snapshotCheckFile(overlay, true),
 					snapshotCheckDomainDisk(name, overlay),
 					snapshotCheckStarts(name),
+				),
+			},
+		},
+	})
+}
+
+// TestAccDomainSnapshot_runningMemory: snapshots of a running TCG domain
+// (no OS needed) with its memory state: an internal one (the default for a
+// running domain) and an external one (memory file plus disk overlay,
+// live). Both are deleted by the resource; the domain keeps running.
+func TestAccDomainSnapshot_runningMemory(t *testing.T) {
+	name := "tfacc-snap-mem"
+	snapshotPreCheck(t)
+	disk := filepath.Join(snapshotPoolPath(t), name+".qcow2")
+	memFile := filepath.Join(snapshotOverlayDir, name+".mem")
+	overlay := filepath.Join(snapshotOverlayDir, name+".ext.qcow2")
+	for _, f := range []string{memFile, overlay} {
+		_ = os.Remove(f)
+		t.Cleanup(func() { _ = os.Remove(f) })
+	}
+	internal := `
+resource "libvirt_domain_snapshot" "internal" {
+  domain      = libvirt_domain.test.id
+  name        = "mem-int"
+  description = "with memory"
+}
+`
+	external := fmt.Sprintf(`
+resource "libvirt_domain_snapshot" "external" {
+  domain = libvirt_domain.test.id
+  name   = "mem-ext"
+  live   = true
+  memory = { snapshot = "external", file = %q }
+  disks = {
+    disks = [{ name = "vda", snapshot = "external", source = { file = { file = %q } } }]
+  }
+}
+`, memFile, overlay)
+	checkRunning := func(*terraform.State) error {
+		return snapshotDo(func(l *libvirt.Libvirt) error {
+			dom, err := l.DomainLookupByName(name)
+			if err != nil {
+				return err
+			}
+			state, _, err := l.DomainGetState(dom, 0)
+			if err != nil {
+				return err
+			}
+			if libvirt.DomainState(state) != libvirt.DomainRunning {
+				return fmt.Errorf("domain %s is in state %d, want running", name, state)
+			}
+			return nil
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { snapshotPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             snapshotCheckDestroyed(name, disk),
+		Steps: []resource.TestStep{
+			{
+				Config: snapshotDomainConfig(name, true, true, snapshotIgnoreDisks) + internal,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_domain_snapshot.internal", tfjsonpath.New("state"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue("libvirt_domain_snapshot.internal", tfjsonpath.New("memory").AtMapKey("snapshot"), knownvalue.StringExact("internal")),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name, "mem-int"),
+					snapshotCheckLibvirt(name, "mem-int", func(d *libvirtxml.DomainSnapshot) error {
+						if d.State != "running" || d.Memory == nil || d.Memory.Snapshot != "internal" {
+							return fmt.Errorf("libvirt holds state %q memory %+v, want a running snapshot with internal memory", d.State, d.Memory)
+						}
+						return nil
+					}),
+					// the VM state is inside the qcow2 image: a non-zero VM SIZE
+					func(*terraform.State) error {
+						out, err := exec.Command("qemu-img", "snapshot", "-l", "-U", disk).CombinedOutput()
+						if err != nil || !strings.Contains(string(out), "mem-int") || regexp.MustCompile(`mem-int\s+0 B`).Match(out) {
+							return fmt.Errorf("%s holds no memory state for mem-int: %v\n%s", disk, err, out)
+						}
+						return nil
+					},
+					checkRunning,
+				),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				ResourceName:      "libvirt_domain_snapshot.internal",
+				ImportState:       true,
+				ImportStateVerify: true,
+			},
+			{
+				// the internal snapshot is deleted (the domain keeps running)
+				Config: snapshotDomainConfig(name, true, true, snapshotIgnoreDisks),
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name),
+					snapshotCheckQcow2Tags(disk),
+					checkRunning,
+				),
+			},
+			{
+				Config: snapshotDomainConfig(name, true, true, snapshotIgnoreDisks) + external,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_domain_snapshot.external", tfjsonpath.New("state"), knownvalue.StringExact("running")),
+					statecheck.ExpectKnownValue("libvirt_domain_snapshot.external", tfjsonpath.New("memory").AtMapKey("file"), knownvalue.StringExact(memFile)),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name, "mem-ext"),
+					snapshotCheckFile(memFile, true),
+					snapshotCheckFile(overlay, true),
+					func(*terraform.State) error {
+						src, _, err := snapshotDomainDisk(name, false)
+						if err != nil || src != overlay {
+							return fmt.Errorf("running domain's vda is %q (%v), want the overlay %s", src, err, overlay)
+						}
+						return nil
+					},
+					checkRunning,
+				),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				ResourceName:            "libvirt_domain_snapshot.external",
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"live"},
+			},
+			{
+				// deleting the external snapshot of a running domain with a
+				// file disk: libvirt commits the overlay into the image (block
+				// commit), removes it, and the domain runs on the image again
+				Config: snapshotDomainConfig(name, true, true, snapshotIgnoreDisks),
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name),
+					checkRunning,
+					snapshotCheckFile(overlay, false),
+					// libvirt 9.0 leaves the memory file (documented; the delete warns)
+					snapshotCheckFile(memFile, true),
+					func(*terraform.State) error {
+						src, _, err := snapshotDomainDisk(name, false)
+						if err != nil || src != disk {
+							return fmt.Errorf("running domain's vda is %q (%v), want the image %s", src, err, disk)
+						}
+						return nil
+					},
+					func(*terraform.State) error {
+						src, _, err := snapshotDomainDisk(name, false)
+						if err != nil {
+							return err
+						}
+						if _, err := os.Stat(src); err != nil {
+							return fmt.Errorf("running domain's vda %q: %v", src, err)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+// TestAccDomainSnapshot_domainWithSnapshotsDestroyed: a libvirt_domain that
+// has real snapshots (internal, and an external one whose overlay the domain
+// uses), taken outside the configuration, is destroyed cleanly: its delete
+// removes the snapshots' metadata and the domain is gone.
+func TestAccDomainSnapshot_domainWithSnapshotsDestroyed(t *testing.T) {
+	name := "tfacc-snap-domdel"
+	snapshotPreCheck(t)
+	disk := filepath.Join(snapshotPoolPath(t), name+".qcow2")
+	overlay := filepath.Join(snapshotOverlayDir, name+".oob.qcow2")
+	_ = os.Remove(overlay)
+	t.Cleanup(func() { _ = os.Remove(overlay) })
+	takeSnapshots := func(*terraform.State) error {
+		return snapshotDo(func(l *libvirt.Libvirt) error {
+			dom, err := l.DomainLookupByName(name)
+			if err != nil {
+				return err
+			}
+			if _, err := l.DomainSnapshotCreateXML(dom, "<domainsnapshot><name>oob1</name></domainsnapshot>", 0); err != nil {
+				return err
+			}
+			if _, err := l.DomainSnapshotCreateXML(dom, "<domainsnapshot><name>oob2</name></domainsnapshot>", 0); err != nil {
+				return err
+			}
+			x := fmt.Sprintf(`<domainsnapshot><name>oob-ext</name><disks><disk name="vda" snapshot="external"><source file=%q/></disk></disks></domainsnapshot>`, overlay)
+			_, err = l.DomainSnapshotCreateXML(dom, x, uint32(libvirt.DomainSnapshotCreateDiskOnly))
+			return err
+		})
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { snapshotPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             snapshotCheckDestroyed(name, disk),
+		Steps: []resource.TestStep{
+			{
+				Config: snapshotDomainConfig(name, false, true, snapshotIgnoreDisks),
+				Check: resource.ComposeTestCheckFunc(
+					takeSnapshots,
+					snapshotCheckList(name, "oob-ext", "oob1", "oob2"),
+					snapshotCheckQcow2Tags(disk, "oob1", "oob2"),
+					snapshotCheckDomainDisk(name, overlay),
 				),
 			},
 		},
