@@ -175,6 +175,7 @@ func snapshotQcow2Tags(file string) ([]string, error) {
 			tags = append(tags, f[1])
 		}
 	}
+	sort.Strings(tags)
 	return tags, nil
 }
 
@@ -525,6 +526,14 @@ func TestAccDomainSnapshot_externalDiskOnly(t *testing.T) {
 						}
 						return nil
 					},
+					// libvirt 9.0 cannot revert to an external snapshot (documented)
+					func(*terraform.State) error {
+						err := snapshotRevert(name, "ext1")
+						if err == nil || !strings.Contains(err.Error(), "external") {
+							return fmt.Errorf("reverting to an external snapshot: %v, want libvirt's refusal", err)
+						}
+						return nil
+					},
 				),
 			},
 			{
@@ -796,6 +805,140 @@ func TestAccDomainSnapshot_domainWithSnapshotsDestroyed(t *testing.T) {
 					snapshotCheckList(name, "oob-ext", "oob1", "oob2"),
 					snapshotCheckQcow2Tags(disk, "oob1", "oob2"),
 					snapshotCheckDomainDisk(name, overlay),
+				),
+			},
+		},
+	})
+}
+
+// TestAccDomainSnapshot_parallel: several snapshots of one domain in one
+// apply (tofu creates and deletes them in parallel) all exist in libvirt,
+// and are all deleted again.
+func TestAccDomainSnapshot_parallel(t *testing.T) {
+	name := "tfacc-snap-par"
+	snapshotPreCheck(t)
+	disk := filepath.Join(snapshotPoolPath(t), name+".qcow2")
+	snaps := `
+resource "libvirt_domain_snapshot" "many" {
+  count  = 4
+  domain = libvirt_domain.test.id
+  name   = "p${count.index}"
+}
+`
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { snapshotPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             snapshotCheckDestroyed(name, disk),
+		Steps: []resource.TestStep{
+			{
+				Config: snapshotDomainConfig(name, false, false, "") + snaps,
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name, "p0", "p1", "p2", "p3"),
+					snapshotCheckQcow2Tags(disk, "p0", "p1", "p2", "p3"),
+				),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				Config: snapshotDomainConfig(name, false, false, ""),
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name),
+					snapshotCheckQcow2Tags(disk),
+				),
+			},
+		},
+	})
+}
+
+// snapshotRevert reverts domain to snap as `virsh snapshot-revert` does.
+func snapshotRevert(domain, snap string) error {
+	return snapshotDo(func(l *libvirt.Libvirt) error {
+		dom, err := l.DomainLookupByName(domain)
+		if err != nil {
+			return err
+		}
+		s, err := l.DomainSnapshotLookupByName(dom, snap, 0)
+		if err != nil {
+			return err
+		}
+		return l.DomainRevertToSnapshot(s, 0)
+	})
+}
+
+// TestAccDomainSnapshot_revert: the revert the docs describe (virsh
+// snapshot-revert, here through the same API call). A domain stopped out of
+// band plans a start; reverted to a snapshot of the running domain it runs
+// again, and neither the domain nor the snapshot plans anything.
+func TestAccDomainSnapshot_revert(t *testing.T) {
+	name := "tfacc-snap-rev"
+	snapshotPreCheck(t)
+	disk := filepath.Join(snapshotPoolPath(t), name+".qcow2")
+	config := snapshotDomainConfig(name, true, true, "") + `
+resource "libvirt_domain_snapshot" "test" {
+  domain = libvirt_domain.test.id
+  name   = "r1"
+}
+`
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { snapshotPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             snapshotCheckDestroyed(name, disk),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_domain_snapshot.test", tfjsonpath.New("state"), knownvalue.StringExact("running")),
+				},
+			},
+			{
+				// stopped out of band: the domain plans a start
+				PreConfig: func() {
+					if err := snapshotDo(func(l *libvirt.Libvirt) error {
+						dom, err := l.DomainLookupByName(name)
+						if err != nil {
+							return err
+						}
+						return l.DomainDestroy(dom)
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				// reverted to the running snapshot: running again, nothing to plan
+				PreConfig: func() {
+					if err := snapshotRevert(name, "r1"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:   config,
+				PlanOnly: true,
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("libvirt_domain.test", "running", "true"),
+					snapshotCheckList(name, "r1"),
+					func(*terraform.State) error {
+						return snapshotDo(func(l *libvirt.Libvirt) error {
+							dom, err := l.DomainLookupByName(name)
+							if err != nil {
+								return err
+							}
+							state, _, err := l.DomainGetState(dom, 0)
+							if err == nil && libvirt.DomainState(state) != libvirt.DomainRunning {
+								err = fmt.Errorf("domain %s in state %d after the revert, want running", name, state)
+							}
+							return err
+						})
+					},
 				),
 			},
 		},
