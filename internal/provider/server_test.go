@@ -8,7 +8,7 @@ import (
 
 // TestProtocolServerBuilds: the shipped server accepts every resource (no
 // own attribute has behaviour its protocol layer cannot run) and plans the
-// four XML-tree resources itself.
+// XML-tree resources itself.
 func TestProtocolServerBuilds(t *testing.T) {
 	s, err := newProtocolServer(&libvirtProvider{version: "test"})
 	if err != nil {
@@ -16,7 +16,7 @@ func TestProtocolServerBuilds(t *testing.T) {
 	}
 	got := s.TreeTypes()
 	sort.Strings(got)
-	if want := "libvirt_domain libvirt_network libvirt_pool libvirt_volume"; strings.Join(got, " ") != want {
+	if want := "libvirt_domain libvirt_domain_snapshot libvirt_network libvirt_pool libvirt_volume"; strings.Join(got, " ") != want {
 		t.Errorf("tree resources %q, want %q", got, want)
 	}
 }
