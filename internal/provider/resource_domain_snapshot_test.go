@@ -494,6 +494,10 @@ func TestAccDomainSnapshot_externalDiskOnly(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PostApplyPostRefresh: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("libvirt_domain.test", plancheck.ResourceActionUpdate),
+						// the update would point vda back at the original image, away from the overlay
+						plancheck.ExpectKnownValue("libvirt_domain.test",
+							tfjsonpath.New("devices").AtMapKey("disks").AtSliceIndex(0).AtMapKey("source").AtMapKey("file").AtMapKey("file"),
+							knownvalue.StringExact(disk)),
 						plancheck.ExpectResourceAction("libvirt_domain_snapshot.test", plancheck.ResourceActionNoop),
 					},
 				},
@@ -841,6 +845,34 @@ resource "libvirt_domain_snapshot" "many" {
 				},
 			},
 			{
+				// a snapshot deleted outside the configuration leaves the state
+				// at refresh and is created again
+				PreConfig: func() {
+					if err := snapshotDo(func(l *libvirt.Libvirt) error {
+						dom, err := l.DomainLookupByName(name)
+						if err != nil {
+							return err
+						}
+						s, err := l.DomainSnapshotLookupByName(dom, "p2", 0)
+						if err != nil {
+							return err
+						}
+						return l.DomainSnapshotDelete(s, 0)
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: snapshotDomainConfig(name, false, false, "") + snaps,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("libvirt_domain_snapshot.many[2]", plancheck.ResourceActionCreate),
+						plancheck.ExpectResourceAction("libvirt_domain_snapshot.many[1]", plancheck.ResourceActionNoop),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: snapshotCheckList(name, "p0", "p1", "p2", "p3"),
+			},
+			{
 				Config: snapshotDomainConfig(name, false, false, ""),
 				Check: resource.ComposeTestCheckFunc(
 					snapshotCheckList(name),
@@ -939,6 +971,92 @@ resource "libvirt_domain_snapshot" "test" {
 							return err
 						})
 					},
+				),
+			},
+		},
+	})
+}
+
+// TestAccDomainSnapshot_createFails: a create libvirt refuses leaves
+// nothing behind (no snapshot, no overlay, the disk unchanged), and a
+// snapshot of the same name made outside the configuration is refused and
+// left alone.
+func TestAccDomainSnapshot_createFails(t *testing.T) {
+	name := "tfacc-snap-fail"
+	snapshotPreCheck(t)
+	disk := filepath.Join(snapshotPoolPath(t), name+".qcow2")
+	overlay := filepath.Join(snapshotOverlayDir, name+".q.qcow2")
+	_ = os.Remove(overlay)
+	t.Cleanup(func() { _ = os.Remove(overlay) })
+	base := snapshotDomainConfig(name, true, true, snapshotIgnoreDisks)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { snapshotPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             snapshotCheckDestroyed(name, disk, overlay),
+		Steps: []resource.TestStep{
+			{
+				Config: base,
+				Check:  snapshotCheckList(name),
+			},
+			{
+				// quiesce needs a guest agent this domain does not have
+				Config: base + fmt.Sprintf(`
+resource "libvirt_domain_snapshot" "test" {
+  domain    = libvirt_domain.test.id
+  name      = "q1"
+  disk_only = true
+  quiesce   = true
+  disks     = { disks = [{ name = "vda", snapshot = "external", source = { file = { file = %q } } }] }
+}
+`, overlay),
+				ExpectError: regexp.MustCompile(`Cannot create snapshot(.|\n)*agent`),
+			},
+			{
+				Config: base,
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name),
+					snapshotCheckFile(overlay, false),
+					func(*terraform.State) error {
+						src, _, err := snapshotDomainDisk(name, false)
+						if err != nil || src != disk {
+							return fmt.Errorf("running domain's vda is %q (%v) after the failed create, want %s", src, err, disk)
+						}
+						return nil
+					},
+				),
+			},
+			{
+				// a snapshot "taken" outside this configuration has the name: refused, kept
+				PreConfig: func() {
+					if err := snapshotDo(func(l *libvirt.Libvirt) error {
+						dom, err := l.DomainLookupByName(name)
+						if err != nil {
+							return err
+						}
+						_, err = l.DomainSnapshotCreateXML(dom, "<domainsnapshot><name>taken</name><description>not ours</description></domainsnapshot>", 0)
+						return err
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: base + `
+resource "libvirt_domain_snapshot" "test" {
+  domain = libvirt_domain.test.id
+  name   = "taken"
+}
+`,
+				ExpectError: regexp.MustCompile(`already has a snapshot named\s+"taken"`),
+			},
+			{
+				Config: base,
+				Check: resource.ComposeTestCheckFunc(
+					snapshotCheckList(name, "taken"),
+					snapshotCheckLibvirt(name, "taken", func(d *libvirtxml.DomainSnapshot) error {
+						if d.Description != "not ours" {
+							return fmt.Errorf("the existing snapshot was changed: description %q", d.Description)
+						}
+						return nil
+					}),
 				),
 			},
 		},
