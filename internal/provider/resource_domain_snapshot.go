@@ -463,6 +463,7 @@ func (r *domainSnapshotResource) deleteSnapshot(ctx context.Context, id string, 
 	var refused error
 	var memoryKept string
 	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
+		left, refused, memoryKept = nil, nil, "" // a re-run after a broken connection starts over
 		snap, err := l.DomainSnapshotLookupByName(dom, name, 0)
 		if err != nil {
 			return err
