@@ -662,7 +662,7 @@ resource "libvirt_domain_snapshot" "external" {
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { snapshotPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             snapshotCheckDestroyed(name, disk),
+		CheckDestroy:             snapshotCheckDestroyed(name, disk, overlay),
 		Steps: []resource.TestStep{
 			{
 				Config: snapshotDomainConfig(name, true, true, snapshotIgnoreDisks) + internal,
