@@ -103,9 +103,11 @@ func NewDomainSnapshotResource() resource.Resource {
 			"libvirt never deletes an external memory state file (`memory.file`), also not after a merge: a warning names it. " +
 			"Destroying the `libvirt_domain` removes the metadata of all its snapshots.\n\n" +
 			"**Revert.** There is no revert resource: revert with `virsh snapshot-revert <domain> <snapshot>` " +
-			"(libvirt 9.0 reverts internal snapshots only). The snapshot resource is unchanged by a revert; the domain " +
-			"resource reads the reverted state at the next refresh (a domain reverted to a running snapshot runs, and a " +
-			"`running = false` in its configuration then plans a stop).\n\n" +
+			"(libvirt 9.0 reverts internal snapshots and refuses external ones). A revert changes no snapshot resource. " +
+			"The domain resource reads the restored domain at the next refresh: reverted to a snapshot taken while it " +
+			"ran, the domain runs again and `running = true` plans nothing; where the restored domain differs from its " +
+			"configuration (`running`, or a definition changed after the snapshot was taken, which the revert restores), " +
+			"the next plan changes it back.\n\n" +
 			"Import with `<domain UUID or name>/<snapshot name>`.",
 		ImportID: "`<domain UUID or name>/<snapshot name>`",
 		Own: map[string]schema.Attribute{
