@@ -102,6 +102,7 @@ func (p *libvirtProvider) Resources(context.Context) []func() resource.Resource 
 		NewCombustionResource,
 		NewDomainResource,
 		NewIgnitionResource,
+		NewDomainSnapshotResource,
 		NewNetworkResource,
 		NewNWFilterResource,
 		NewPoolResource,

@@ -16,7 +16,7 @@ func TestProtocolServerBuilds(t *testing.T) {
 	}
 	got := s.TreeTypes()
 	sort.Strings(got)
-	if want := "libvirt_domain libvirt_network libvirt_nwfilter libvirt_pool libvirt_secret libvirt_volume"; strings.Join(got, " ") != want {
+	if want := "libvirt_domain libvirt_domain_snapshot libvirt_network libvirt_nwfilter libvirt_pool libvirt_secret libvirt_volume"; strings.Join(got, " ") != want {
 		t.Errorf("tree resources %q, want %q", got, want)
 	}
 }

@@ -131,6 +131,8 @@ func lookup(n *node, dotted string) (*node, error) {
 
 // markComputed marks the node at dotted path and its ancestors up to the
 // nearest list element as computed: libvirt may fill them without the user.
+// A list is marked only when the path ends at it: libvirt fills the whole
+// list (a snapshot's disks) when the user leaves it out.
 func markComputed(root *node, dotted string) error {
 	cur := root
 	var chain []*node
@@ -145,8 +147,8 @@ func markComputed(root *node, dotted string) error {
 		chain = append(chain, next)
 		cur = next
 	}
-	for _, n := range chain {
-		if n.kind == kindList {
+	for i, n := range chain {
+		if n.kind == kindList && i != len(chain)-1 {
 			continue
 		}
 		n.computed = true

@@ -1,0 +1,547 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"libvirt.org/go/libvirtxml"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
+	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
+)
+
+var (
+	_ resource.ResourceWithImportState    = (*domainSnapshotResource)(nil)
+	_ resource.ResourceWithConfigure      = (*domainSnapshotResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*domainSnapshotResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*domainSnapshotResource)(nil)
+)
+
+// The snapshot's own attributes, beside the XML tree.
+const (
+	snapAttrDomain       = "domain"
+	snapAttrDiskOnly     = "disk_only"
+	snapAttrQuiesce      = "quiesce"
+	snapAttrLive         = "live"
+	snapAttrAtomic       = "atomic"
+	snapAttrState        = "state"
+	snapAttrCreationTime = "creation_time"
+	snapAttrParent       = "parent"
+)
+
+// snapshotCreateFlags maps the create-flag attributes to libvirt's flags.
+var snapshotCreateFlags = []struct {
+	attr string
+	flag libvirt.DomainSnapshotCreateFlags
+}{
+	{snapAttrDiskOnly, libvirt.DomainSnapshotCreateDiskOnly},
+	{snapAttrQuiesce, libvirt.DomainSnapshotCreateQuiesce},
+	{snapAttrLive, libvirt.DomainSnapshotCreateLive},
+	{snapAttrAtomic, libvirt.DomainSnapshotCreateAtomic},
+}
+
+// NewDomainSnapshotResource returns the libvirt_domain_snapshot resource.
+func NewDomainSnapshotResource() resource.Resource {
+	r := &domainSnapshotResource{}
+	createFlag := func(desc string) schema.BoolAttribute {
+		return schema.BoolAttribute{
+			Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+			PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+			Description: desc + " Used only when the snapshot is created: changing it replaces the snapshot. libvirt does not " +
+				"record it, so after an import it is false. Default: false.",
+		}
+	}
+	computedString := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{
+			Computed: true, Description: desc,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		}
+	}
+	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.DomainSnapshot]{
+		Name:  "domain_snapshot",
+		Model: xmlschema.DomainSnapshot(),
+		Description: "A snapshot of a libvirt domain, taken with virDomainSnapshotCreateXML. The attributes mirror the " +
+			"libvirt snapshot XML (https://libvirt.org/formatsnapshot.html); the domain definition libvirt stores inside " +
+			"the snapshot is not part of the schema. `domain` is the domain's UUID (`libvirt_domain.<name>.id`).\n\n" +
+			"**Kinds.** Without `disks`, libvirt takes an *internal* snapshot inside every qcow2 disk (all disks must be " +
+			"qcow2), and of a running domain it also saves the memory state (`memory.snapshot = \"internal\"`). " +
+			"An *external* disk-only snapshot (`disk_only = true`, `disks.disks[].snapshot = \"external\"` with " +
+			"`source.file.file`) makes libvirt create a qcow2 overlay file per disk and switches the domain's disk to the " +
+			"overlay: the original image becomes its read-only backing file. For a running domain, " +
+			"`memory = { snapshot = \"external\", file = ... }` with external disks also saves the memory state to a file. " +
+			"List every disk of the domain in `disks.disks` when you set it (`snapshot = \"no\"` leaves one out): libvirt " +
+			"reports every disk.\n\n" +
+			"**Changes.** Only `description` changes in place (the snapshot's metadata is redefined with " +
+			"VIR_DOMAIN_SNAPSHOT_CREATE_REDEFINE; the current snapshot stays current). Any other change, and a change of " +
+			"`domain` or of a create flag, replaces the snapshot.\n\n" +
+			"**The domain's disks after an external snapshot.** libvirt rewrites the domain's disk `source` to the overlay " +
+			"file. A `libvirt_domain` whose configuration names the original image then plans to change the disk back, " +
+			"which would detach the domain from its overlay: add `lifecycle { ignore_changes = [devices] }` to a domain " +
+			"that takes external snapshots (see the example).\n\n" +
+			"**Delete.** Deleting an internal snapshot removes it from the qcow2 images. For an external snapshot, " +
+			"libvirt 9.0 merges the overlay back into its backing file and removes the overlay when the domain's disk " +
+			"is a plain file (`source.file`); when libvirt refuses (a disk given as a pool volume, `source.volume`, is " +
+			"refused by libvirt 9.0), only the snapshot's metadata is deleted, with a warning: the overlay and memory " +
+			"files stay and the domain keeps using the overlay, whose backing file is the original image, so the domain " +
+			"stays consistent and starts as before. Remove those files yourself once the domain no longer uses them. " +
+			"libvirt never deletes an external memory state file (`memory.file`), also not after a merge: a warning names it. " +
+			"Destroying the `libvirt_domain` removes the metadata of all its snapshots.\n\n" +
+			"**Revert.** There is no revert resource: revert with `virsh snapshot-revert <domain> <snapshot>` " +
+			"(libvirt 9.0 reverts internal snapshots and refuses external ones). A revert changes no snapshot resource. " +
+			"The domain resource reads the restored domain at the next refresh: reverted to a snapshot taken while it " +
+			"ran, the domain runs again and `running = true` plans nothing; where the restored domain differs from its " +
+			"configuration (`running`, or a definition changed after the snapshot was taken, which the revert restores), " +
+			"the next plan changes it back.\n\n" +
+			"Import with `<domain UUID or name>/<snapshot name>`.",
+		ImportID: "`<domain UUID or name>/<snapshot name>`",
+		Own: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "`<domain UUID>/<snapshot name>`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			snapAttrDomain: schema.StringAttribute{
+				Required:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Description:   "UUID of the domain to snapshot (`libvirt_domain.<name>.id`). Changing it replaces the snapshot.",
+			},
+			snapAttrDiskOnly: createFlag("Take a disk-only snapshot, without the memory state " +
+				"(VIR_DOMAIN_SNAPSHOT_CREATE_DISK_ONLY); needed for external disk snapshots without `memory`."),
+			snapAttrQuiesce: createFlag("Freeze the guest's file systems during the snapshot " +
+				"(VIR_DOMAIN_SNAPSHOT_CREATE_QUIESCE); needs a running domain with the QEMU guest agent and `disk_only`."),
+			snapAttrLive: createFlag("Keep the domain running while its memory is saved " +
+				"(VIR_DOMAIN_SNAPSHOT_CREATE_LIVE; external memory snapshots of a running domain only)."),
+			snapAttrAtomic: createFlag("Either every disk is snapshotted or none is " +
+				"(VIR_DOMAIN_SNAPSHOT_CREATE_ATOMIC)."),
+			snapAttrState:        computedString("The domain's state when the snapshot was taken (`shutoff`, `running`, `disk-snapshot`...), as libvirt records it."),
+			snapAttrCreationTime: computedString("When the snapshot was taken (RFC 3339, UTC)."),
+			snapAttrParent: schema.StringAttribute{
+				Computed: true,
+				Description: "Name of the parent snapshot (the domain's current snapshot when this one was taken); empty for " +
+					"a root snapshot. It changes when the parent is deleted (libvirt re-parents the children).",
+			},
+		},
+		// only the description can be redefined without retaking the snapshot
+		ReplaceOnChange: []string{treeresource.AllDocument},
+		InPlace:         []string{"description"},
+	}, r)
+	return r
+}
+
+type domainSnapshotResource struct {
+	treeresource.Base[libvirtxml.DomainSnapshot]
+}
+
+// snapshotID is the resource id: the domain's UUID and the snapshot name.
+func snapshotID(domainUUID, name string) string { return domainUUID + "/" + name }
+
+// parseSnapshotID splits an id into the domain and the snapshot's name.
+func parseSnapshotID(id string) (libvirt.Domain, string, error) {
+	uuid, name, ok := strings.Cut(id, "/")
+	if !ok || name == "" {
+		return libvirt.Domain{}, "", fmt.Errorf("snapshot id %q is not <domain UUID>/<snapshot name>", id)
+	}
+	dom, err := domainRef(uuid)
+	if err != nil {
+		return libvirt.Domain{}, "", fmt.Errorf("snapshot id %q: %w", id, err)
+	}
+	return dom, name, nil
+}
+
+// ModifyPlan plans a replacement for every document change but the
+// description, which Update redefines.
+func (r *domainSnapshotResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	plan := r.PlanUpdate(req, &resp.RequiresReplace)
+	if plan == nil {
+		return // create or destroy
+	}
+	treeresource.SetPlan(resp, plan)
+}
+
+// ValidateConfig checks what libvirt would only refuse at apply: the domain
+// reference and the snapshot modes.
+func (r *domainSnapshotResource) ValidateConfig(_ context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	cfg := treeresource.ObjectAttrs(req.Config.Raw)
+	if d, ok := treeresource.String(cfg, snapAttrDomain); ok {
+		if _, err := treeresource.ParseUUID(d); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root(snapAttrDomain), "Invalid domain",
+				fmt.Sprintf("domain = %q is not a UUID: set the domain's UUID, libvirt_domain.<name>.id", d))
+		}
+	}
+	if n, ok := treeresource.String(cfg, "name"); ok && (n == "" || strings.Contains(n, "/")) {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Invalid snapshot name",
+			fmt.Sprintf("name = %q: a snapshot name must be non-empty and must not contain \"/\"", n))
+	}
+	if m, ok := cfg["memory"]; ok && m.IsKnown() && !m.IsNull() {
+		mem := treeresource.ObjectAttrs(m)
+		s, known := treeresource.String(mem, "snapshot")
+		if known && !oneOf(s, "no", "internal", "external") {
+			resp.Diagnostics.AddAttributeError(path.Root("memory").AtName("snapshot"), "Invalid memory snapshot mode",
+				fmt.Sprintf("memory.snapshot = %q: allowed are \"no\", \"internal\" and \"external\"", s))
+		}
+		file, hasFile := treeresource.String(mem, "file")
+		if known && s == "external" && (!hasFile || file == "") && !unknown(mem["file"]) {
+			resp.Diagnostics.AddAttributeError(path.Root("memory").AtName("file"), "Missing memory file",
+				"memory.snapshot = \"external\" needs memory.file, the absolute path of the file libvirt saves the memory state to")
+		}
+		if known && s != "" && s != "no" {
+			if diskOnly, _ := treeresource.Bool(cfg, snapAttrDiskOnly); diskOnly {
+				resp.Diagnostics.AddAttributeError(path.Root(snapAttrDiskOnly), "Conflicting snapshot modes",
+					fmt.Sprintf("disk_only = true takes no memory state, but memory.snapshot = %q: set memory.snapshot = \"no\" or disk_only = false", s))
+			}
+		}
+	}
+	disks := treeresource.ObjectAttrs(cfg["disks"])
+	var list []tftypes.Value
+	if v, ok := disks["disks"]; ok && v.IsKnown() && !v.IsNull() {
+		_ = v.As(&list)
+	}
+	for i, d := range list {
+		attrs := treeresource.ObjectAttrs(d)
+		s, known := treeresource.String(attrs, "snapshot")
+		p := path.Root("disks").AtName("disks").AtListIndex(i)
+		if known && !oneOf(s, "no", "internal", "external", "manual") {
+			resp.Diagnostics.AddAttributeError(p.AtName("snapshot"), "Invalid disk snapshot mode",
+				fmt.Sprintf("disks.disks[%d].snapshot = %q: allowed are \"no\", \"internal\", \"external\" and \"manual\"", i, s))
+		}
+		if n, ok := treeresource.String(attrs, "name"); !ok && !unknown(attrs["name"]) || ok && n == "" {
+			resp.Diagnostics.AddAttributeError(p.AtName("name"), "Missing disk name",
+				fmt.Sprintf("disks.disks[%d].name is required: the disk's target device (\"vda\") or source path", i))
+		}
+	}
+}
+
+func oneOf(s string, allowed ...string) bool {
+	for _, a := range allowed {
+		if s == a {
+			return true
+		}
+	}
+	return false
+}
+
+func unknown(v tftypes.Value) bool { return v.Type() != nil && !v.IsKnown() }
+
+func (r *domainSnapshotResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
+		return
+	}
+	plan := treeresource.ObjectAttrs(req.Plan.Raw)
+	model := r.Model()
+	doc, err := model.FromValues(treeresource.DocValues(model.AttributeTypes(), plan))
+	if err != nil {
+		treeresource.AddConversionError(&resp.Diagnostics, "Invalid snapshot definition", err)
+		return
+	}
+	domainID, _ := treeresource.String(plan, snapAttrDomain)
+	dom, err := domainRef(domainID)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root(snapAttrDomain), "Invalid domain", err.Error())
+		return
+	}
+	xml, err := doc.Marshal()
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot write snapshot XML", err.Error())
+		return
+	}
+	var flags libvirt.DomainSnapshotCreateFlags
+	for _, f := range snapshotCreateFlags {
+		if on, _ := treeresource.Bool(plan, f.attr); on {
+			flags |= f.flag
+		}
+	}
+	// a snapshot of this name that is not ours: never touch it
+	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
+		_, err := l.DomainSnapshotLookupByName(dom, doc.Name, 0)
+		if err == nil {
+			return fmt.Errorf("domain %s already has a snapshot named %q; import it with id %q, or delete it: "+
+				"virsh snapshot-delete %s %s", domainID, doc.Name, snapshotID(domainID, doc.Name), domainID, doc.Name)
+		}
+		if libvirtconn.IsNotFound(err) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create snapshot", err.Error())
+		return
+	}
+	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
+		_, err := l.DomainSnapshotCreateXML(dom, xml, uint32(flags))
+		if err != nil {
+			// created by a first run that the connection broke under: the
+			// look-up above found no snapshot of this name
+			if _, lerr := l.DomainSnapshotLookupByName(dom, doc.Name, 0); lerr == nil {
+				return nil
+			}
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		// libvirt removes what a failed snapshot created (overlays included)
+		resp.Diagnostics.AddError("Cannot create snapshot", fmt.Sprintf("snapshot %q of domain %s: %v", doc.Name, domainID, err))
+		return
+	}
+	id := snapshotID(domainID, doc.Name)
+	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
+	if err != nil || !found {
+		var diags diag.Diagnostics
+		r.deleteSnapshot(ctx, id, &diags)
+		msg := fmt.Sprint(err)
+		if diags.HasError() {
+			msg += fmt.Sprintf("; deleting the snapshot failed too: %v; delete it with virsh snapshot-delete %s %s", diags, domainID, doc.Name)
+		} else {
+			msg += " (the snapshot was deleted again)"
+		}
+		resp.Diagnostics.AddError("Cannot read snapshot after create", msg)
+		return
+	}
+	resp.State.Raw = state
+}
+
+// Fetch reads the snapshot's XML; the embedded domain definitions are
+// dropped (not in the schema).
+func (r *domainSnapshotResource) Fetch(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.DomainSnapshot], error) {
+	dom, name, err := parseSnapshotID(id)
+	if err != nil {
+		return nil, err
+	}
+	var xml string
+	err = c.Do(ctx, func(l *libvirt.Libvirt) error {
+		snap, err := l.DomainSnapshotLookupByName(dom, name, 0)
+		if err != nil {
+			return err
+		}
+		xml, err = l.DomainSnapshotGetXMLDesc(snap, uint32(libvirt.DomainSnapshotXMLSecure))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var doc libvirtxml.DomainSnapshot
+	if err := doc.Unmarshal(xml); err != nil {
+		return nil, fmt.Errorf("parsing snapshot XML: %w", err)
+	}
+	domainUUID := treeresource.UUIDString(dom.UUID)
+	created := ""
+	if secs, err := strconv.ParseInt(doc.CreationTime, 10, 64); err == nil {
+		created = time.Unix(secs, 0).UTC().Format(time.RFC3339)
+	}
+	parent := ""
+	if doc.Parent != nil {
+		parent = doc.Parent.Name
+	}
+	own := map[string]tftypes.Value{
+		"id":                 treeresource.StringValue(snapshotID(domainUUID, doc.Name)),
+		snapAttrDomain:       treeresource.StringValue(domainUUID),
+		snapAttrState:        treeresource.StringValue(doc.State),
+		snapAttrCreationTime: treeresource.StringValue(created),
+		snapAttrParent:       treeresource.StringValue(parent),
+	}
+	snapshotOutputOnly(&doc)
+	return &treeresource.Fetched[libvirtxml.DomainSnapshot]{Doc: &doc, Own: own}, nil
+}
+
+// snapshotOutputOnly drops what libvirt writes beside the configuration:
+// the embedded definitions, and the empty file source libvirtxml invents
+// for a disk without one (an internal snapshot's <disk name snapshot/>).
+func snapshotOutputOnly(doc *libvirtxml.DomainSnapshot) {
+	doc.Domain, doc.InactiveDomain, doc.Cookie, doc.Active = nil, nil, nil, nil
+	doc.State, doc.CreationTime, doc.Parent = "", "", nil
+	if doc.Disks == nil {
+		return
+	}
+	for i := range doc.Disks.Disks {
+		s := doc.Disks.Disks[i].Source
+		if s != nil && s.Block == nil && (s.File == nil || s.File.File == "") {
+			doc.Disks.Disks[i].Source = nil
+		}
+	}
+}
+
+// LookUp resolves `<domain UUID or name>/<snapshot name>`.
+func (r *domainSnapshotResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
+	domID, name, ok := strings.Cut(importID, "/")
+	if !ok || domID == "" || name == "" {
+		return "", fmt.Errorf("the import ID must be <domain UUID or name>/<snapshot name>")
+	}
+	uuid, err := (&domainResource{}).LookUp(l, domID)
+	if err != nil {
+		return "", err
+	}
+	dom, _ := domainRef(uuid)
+	if _, err := l.DomainSnapshotLookupByName(dom, name, 0); err != nil {
+		return "", err
+	}
+	return snapshotID(uuid, name), nil
+}
+
+// Update redefines the snapshot's metadata with the new description;
+// ModifyPlan replaces the snapshot for any other change.
+func (r *domainSnapshotResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
+		return
+	}
+	plan := treeresource.ObjectAttrs(req.Plan.Raw)
+	id, _ := treeresource.String(treeresource.ObjectAttrs(req.State.Raw), "id")
+	dom, name, err := parseSnapshotID(id)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid snapshot id", err.Error())
+		return
+	}
+	description, _ := treeresource.String(plan, "description")
+	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
+		snap, err := l.DomainSnapshotLookupByName(dom, name, 0)
+		if err != nil {
+			return err
+		}
+		// the whole current metadata (the embedded domain included) is
+		// redefined: only the description differs. Redefining keeps the
+		// snapshot current when it was; a repeated run is harmless.
+		xml, err := l.DomainSnapshotGetXMLDesc(snap, uint32(libvirt.DomainSnapshotXMLSecure))
+		if err != nil {
+			return err
+		}
+		var doc libvirtxml.DomainSnapshot
+		if err := doc.Unmarshal(xml); err != nil {
+			return fmt.Errorf("parsing snapshot XML: %w", err)
+		}
+		doc.Description = description
+		out, err := doc.Marshal()
+		if err != nil {
+			return err
+		}
+		_, err = l.DomainSnapshotCreateXML(dom, out, uint32(libvirt.DomainSnapshotCreateRedefine))
+		return err
+	})
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("description"), "Cannot update snapshot description", err.Error())
+		return
+	}
+	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
+	if err != nil || !found {
+		resp.Diagnostics.AddError("Cannot read snapshot after update", fmt.Sprint(err))
+		return
+	}
+	resp.State.Raw = state
+}
+
+func (r *domainSnapshotResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
+		return
+	}
+	id, _ := treeresource.String(treeresource.ObjectAttrs(req.State.Raw), "id")
+	r.deleteSnapshot(ctx, id, &resp.Diagnostics)
+}
+
+// deleteSnapshot deletes the snapshot and its data. When libvirt refuses
+// to delete the data of an external snapshot, only the metadata is deleted
+// and a warning names the files left: the domain keeps its overlays, whose
+// backing files are the original images, so it stays usable.
+func (r *domainSnapshotResource) deleteSnapshot(ctx context.Context, id string, diags *diag.Diagnostics) {
+	dom, name, err := parseSnapshotID(id)
+	if err != nil {
+		diags.AddError("Invalid snapshot id", err.Error())
+		return
+	}
+	var left []string
+	var refused error
+	var memoryKept string
+	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
+		left, refused, memoryKept = nil, nil, "" // a re-run after a broken connection starts over
+		snap, err := l.DomainSnapshotLookupByName(dom, name, 0)
+		if err != nil {
+			return err
+		}
+		xml, err := l.DomainSnapshotGetXMLDesc(snap, 0)
+		if err != nil {
+			return err
+		}
+		var doc libvirtxml.DomainSnapshot
+		if err := doc.Unmarshal(xml); err != nil {
+			return fmt.Errorf("parsing snapshot XML: %w", err)
+		}
+		files := snapshotExternalFiles(&doc)
+		err = l.DomainSnapshotDelete(snap, 0)
+		if err == nil && doc.Memory != nil && doc.Memory.Snapshot == "external" && doc.Memory.File != "" {
+			memoryKept = doc.Memory.File // libvirt 9.0 merges the disks but leaves the memory file
+		}
+		if err == nil || len(files) == 0 || !snapshotRefused(err) {
+			return err
+		}
+		refused = err
+		left = files
+		return l.DomainSnapshotDelete(snap, libvirt.DomainSnapshotDeleteMetadataOnly)
+	})
+	if err != nil && !libvirtconn.IsNotFound(err) {
+		diags.AddError("Cannot delete snapshot", fmt.Sprintf("snapshot %q of domain %s: %v", name, treeresource.UUIDString(dom.UUID), err))
+		return
+	}
+	if memoryKept != "" {
+		diags.AddWarning("External snapshot: memory file kept",
+			fmt.Sprintf("Snapshot %q of domain %s was deleted and its disk overlays merged back, but libvirt does not delete "+
+				"the memory state file %s: remove it yourself.", name, treeresource.UUIDString(dom.UUID), memoryKept))
+	}
+	if refused != nil {
+		diags.AddWarning("External snapshot: metadata deleted, files kept",
+			fmt.Sprintf("libvirt refused to merge external snapshot %q of domain %s back (%v); its metadata was deleted and "+
+				"these files were kept: %s. The domain keeps using its overlay files, backed by the original images. "+
+				"Remove the files once the domain no longer uses them.",
+				name, treeresource.UUIDString(dom.UUID), refused, strings.Join(left, ", ")))
+	}
+}
+
+// snapshotExternalFiles lists the overlay and memory files of an external snapshot.
+func snapshotExternalFiles(doc *libvirtxml.DomainSnapshot) []string {
+	var files []string
+	if doc.Memory != nil && doc.Memory.Snapshot == "external" && doc.Memory.File != "" {
+		files = append(files, doc.Memory.File)
+	}
+	if doc.Disks != nil {
+		for _, d := range doc.Disks.Disks {
+			if d.Snapshot != "external" || d.Source == nil {
+				continue
+			}
+			switch {
+			case d.Source.File != nil && d.Source.File.File != "":
+				files = append(files, d.Source.File.File)
+			case d.Source.Block != nil && d.Source.Block.Dev != "":
+				files = append(files, d.Source.Block.Dev)
+			}
+		}
+	}
+	sort.Strings(files)
+	return files
+}
+
+// snapshotRefused reports libvirt refusing an operation (as opposed to a
+// broken connection, which client.Do retries).
+func snapshotRefused(err error) bool {
+	var le libvirt.Error
+	if !errors.As(err, &le) {
+		return false
+	}
+	switch libvirt.ErrorNumber(le.Code) {
+	case libvirt.ErrOperationFailed, libvirt.ErrOperationInvalid, libvirt.ErrOperationUnsupported,
+		libvirt.ErrConfigUnsupported, libvirt.ErrArgumentUnsupported, libvirt.ErrNoSupport:
+		return true
+	}
+	return false
+}
