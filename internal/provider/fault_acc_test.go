@@ -5,8 +5,6 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,47 +70,13 @@ func TestFault_libvirtdRestartDuringApply(t *testing.T) {
 	testAccPreCheck(t)
 	const prefix = "tfflt-rst"
 	pool := testAccPool()
-	cleanup := func() {
-		for i := 0; i < 10; i++ {
-			_, _ = virsh("destroy", fmt.Sprintf("%s-%d", prefix, i))
-			_, _ = virsh("undefine", fmt.Sprintf("%s-%d", prefix, i))
-		}
-		for i := 0; i < 20; i++ {
-			_, _ = virsh("vol-delete", "--pool", pool, fmt.Sprintf("%s-%d.img", prefix, i))
-		}
-	}
+	cleanup := func() { faultFleetCleanup(prefix, pool, 10, 20) }
 	cleanup()
 	t.Cleanup(func() { startLibvirtd(t); cleanup() })
 	dir := t.TempDir()
 	// uploads of 16 MiB at 8 MiB/s: the restart lands while they stream
-	content := slowImage(t, 16<<20).URL + "/image.raw"
-	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
-resource "libvirt_volume" "empty" {
-  count    = 10
-  name     = "%[1]s-${count.index}.img"
-  pool     = %[2]q
-  capacity = 1048576
-}
-
-resource "libvirt_volume" "uploaded" {
-  count  = 10
-  name   = "%[1]s-${count.index + 10}.img"
-  pool   = %[2]q
-  create = { content = { url = %[3]q } }
-}
-
-resource "libvirt_domain" "vm" {
-  count       = 10
-  name        = "%[1]s-${count.index}"
-  type        = %[4]q
-  memory      = 32
-  memory_unit = "MiB"
-  os          = { type = "hvm" }
-  devices = {
-    disks = [{ source = { volume = { pool = %[2]q, volume = libvirt_volume.empty[count.index].name } }, target = { dev = "vda" } }]
-  }
-}
-`, prefix, pool, content, testAccDomainType()))
+	content := slowContent(t, 16<<20, 0).URL + "/image.raw"
+	tofu := tofuWorkdir(t, dir, faultFleetConfig(prefix, pool, content, "", 10, 10, 10))
 
 	type result struct {
 		out  string
@@ -174,21 +138,7 @@ func TestFault_providerKilledMidUpload(t *testing.T) {
 	_, _ = virsh("vol-delete", "--pool", pool, name)
 	t.Cleanup(func() { _, _ = virsh("vol-delete", "--pool", pool, name) })
 	const size = 64 << 20
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Length", strconv.Itoa(size))
-		chunk := make([]byte, 1<<20)
-		for i := range chunk {
-			chunk[i] = 'z'
-		}
-		for sent := 0; sent < size; sent += len(chunk) {
-			if _, err := w.Write(chunk); err != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
-			time.Sleep(125 * time.Millisecond) // 8 MiB/s
-		}
-	}))
-	defer srv.Close()
+	srv := slowContent(t, size, 'z')
 	dir := t.TempDir()
 	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
 resource "libvirt_volume" "v" {
@@ -245,23 +195,6 @@ resource "libvirt_volume" "v" {
 	}
 }
 
-// slowImage serves size bytes at about 8 MiB/s.
-func slowImage(t *testing.T, size int) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Length", strconv.Itoa(size))
-		chunk := make([]byte, 1<<20)
-		for sent := 0; sent < size; sent += len(chunk) {
-			if _, err := w.Write(chunk); err != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
-			time.Sleep(125 * time.Millisecond)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 // startTofu runs tofu in the background and returns a wait function with
 // its exit code and output.
 func startTofu(t *testing.T, dir string, args ...string) (*exec.Cmd, func() (int, string)) {
@@ -310,7 +243,7 @@ func TestFault_frozenPathAndInterrupt(t *testing.T) {
 	_, _ = virsh("vol-delete", "--pool", pool, name)
 	t.Cleanup(func() { _, _ = virsh("vol-delete", "--pool", pool, name) })
 	relay := testrelay.New(t, "/var/run/libvirt/libvirt-sock")
-	img := slowImage(t, 64<<20)
+	img := slowContent(t, 64<<20, 0)
 	dir := t.TempDir()
 	tofuWorkdir(t, dir, fmt.Sprintf(`
 terraform {
@@ -462,21 +395,13 @@ func TestFault_relayKilledDuringParallelApply(t *testing.T) {
 	testAccPreCheck(t)
 	const prefix = "tfflt-cut"
 	pool := testAccPool()
-	cleanup := func() {
-		for i := 0; i < 10; i++ {
-			_, _ = virsh("destroy", fmt.Sprintf("%s-%d", prefix, i))
-			_, _ = virsh("undefine", fmt.Sprintf("%s-%d", prefix, i))
-		}
-		for i := 0; i < 30; i++ {
-			_, _ = virsh("vol-delete", "--pool", pool, fmt.Sprintf("%s-%d.img", prefix, i))
-		}
-	}
+	cleanup := func() { faultFleetCleanup(prefix, pool, 10, 30) }
 	cleanup()
 	t.Cleanup(cleanup)
 	relay := testrelay.New(t, "/var/run/libvirt/libvirt-sock")
-	content := slowImage(t, 16<<20).URL + "/image.raw"
+	content := slowContent(t, 16<<20, 0).URL + "/image.raw"
 	dir := t.TempDir()
-	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
+	provider := fmt.Sprintf(`
 terraform {
   required_providers {
     libvirt = { source = "virtxml/libvirt" }
@@ -484,35 +409,10 @@ terraform {
 }
 
 provider "libvirt" {
-  uri = "qemu+tcp://%[5]s/system"
+  uri = "qemu+tcp://%s/system"
 }
-
-resource "libvirt_volume" "empty" {
-  count    = 20
-  name     = "%[1]s-${count.index}.img"
-  pool     = %[2]q
-  capacity = 1048576
-}
-
-resource "libvirt_volume" "uploaded" {
-  count  = 10
-  name   = "%[1]s-${count.index + 20}.img"
-  pool   = %[2]q
-  create = { content = { url = %[3]q } }
-}
-
-resource "libvirt_domain" "vm" {
-  count       = 10
-  name        = "%[1]s-${count.index}"
-  type        = %[4]q
-  memory      = 32
-  memory_unit = "MiB"
-  os          = { type = "hvm" }
-  devices = {
-    disks = [{ source = { volume = { pool = %[2]q, volume = libvirt_volume.empty[count.index].name } }, target = { dev = "vda" } }]
-  }
-}
-`, prefix, pool, content, testAccDomainType(), relay.Addr()))
+`, relay.Addr())
+	tofu := tofuWorkdir(t, dir, faultFleetConfig(prefix, pool, content, provider, 20, 10, 10))
 
 	_, wait := startTofu(t, dir, "apply", "-input=false", "-no-color", "-auto-approve", "-parallelism=20")
 	// kill the path once the creates have begun and some domains exist
@@ -595,4 +495,50 @@ func namesOutsideState(t *testing.T, tofu func(args ...string) (string, int), po
 		}
 	}
 	return outside
+}
+
+// faultFleetConfig is the configuration of the parallel-apply fault cases:
+// empties empty volumes, uploads volumes filled from content, and domains
+// domains each using one empty volume, all named prefix-N; provider is the
+// terraform and provider blocks ("" for the test's default).
+func faultFleetConfig(prefix, pool, content, provider string, empties, uploads, domains int) string {
+	return provider + fmt.Sprintf(`
+resource "libvirt_volume" "empty" {
+  count    = %[6]d
+  name     = "%[1]s-${count.index}.img"
+  pool     = %[2]q
+  capacity = 1048576
+}
+
+resource "libvirt_volume" "uploaded" {
+  count  = %[7]d
+  name   = "%[1]s-${count.index + %[6]d}.img"
+  pool   = %[2]q
+  create = { content = { url = %[3]q } }
+}
+
+resource "libvirt_domain" "vm" {
+  count       = %[5]d
+  name        = "%[1]s-${count.index}"
+  type        = %[4]q
+  memory      = 32
+  memory_unit = "MiB"
+  os          = { type = "hvm" }
+  devices = {
+    disks = [{ source = { volume = { pool = %[2]q, volume = libvirt_volume.empty[count.index].name } }, target = { dev = "vda" } }]
+  }
+}
+`, prefix, pool, content, testAccDomainType(), domains, empties, uploads)
+}
+
+// faultFleetCleanup removes what a fault case may have left: domains
+// prefix-0.. and volumes prefix-0.img...
+func faultFleetCleanup(prefix, pool string, domains, volumes int) {
+	for i := 0; i < domains; i++ {
+		_, _ = virsh("destroy", fmt.Sprintf("%s-%d", prefix, i))
+		_, _ = virsh("undefine", fmt.Sprintf("%s-%d", prefix, i))
+	}
+	for i := 0; i < volumes; i++ {
+		_, _ = virsh("vol-delete", "--pool", pool, fmt.Sprintf("%s-%d.img", prefix, i))
+	}
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -22,18 +23,7 @@ func TestAccVolume_uploadProgressLogged(t *testing.T) {
 	_, _ = virsh("vol-delete", "--pool", pool, name)
 	t.Cleanup(func() { _, _ = virsh("vol-delete", "--pool", pool, name) })
 	const size = 48 << 20
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Length", strconv.Itoa(size))
-		chunk := make([]byte, 1<<20)
-		for sent := 0; sent < size; sent += len(chunk) {
-			if _, err := w.Write(chunk); err != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
-			time.Sleep(125 * time.Millisecond)
-		}
-	}))
-	defer srv.Close()
+	srv := slowContent(t, size, 0)
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "tofu.log")
 	t.Setenv("TF_LOG", "INFO")
@@ -68,4 +58,23 @@ resource "libvirt_volume" "v" {
 	if out, code := tofu("destroy", "-input=false", "-no-color", "-auto-approve"); code != 0 {
 		t.Errorf("destroy failed:\n%s", out)
 	}
+}
+
+// slowContent serves size bytes of fill with a Content-Length at about
+// 8 MiB/s (1 MiB every 125 ms): long enough for a test to act while an
+// upload runs.
+func slowContent(t *testing.T, size int, fill byte) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		chunk := bytes.Repeat([]byte{fill}, 1<<20)
+		for sent := 0; sent < size; sent += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			time.Sleep(125 * time.Millisecond)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

@@ -97,17 +97,7 @@ func TestUploadThroughput(t *testing.T) {
 		return d, peak
 	}
 	virsh := func(name string) time.Duration {
-		start := time.Now()
-		for _, args := range [][]string{
-			{"vol-create-as", poolName, name, fmt.Sprint(size), "--allocation", "0", "--format", "raw"},
-			{"vol-upload", "--pool", poolName, name, file},
-		} {
-			out, err := exec.Command("virsh", append([]string{"-c", uri, "-q"}, args...)...).CombinedOutput()
-			if err != nil {
-				t.Fatalf("virsh %v: %v: %s", args, err, out)
-			}
-		}
-		d := time.Since(start)
+		d := virshUpload(t, uri, poolName, name, size, file)
 		t.Cleanup(func() {
 			if v, err := l.StorageVolLookupByName(pool, name); err == nil {
 				_ = l.StorageVolDelete(v, 0)
@@ -273,17 +263,7 @@ func TestSparseUploadThroughput(t *testing.T) {
 		return time.Since(start), allocated(name)
 	}
 	virsh := func(name string) (time.Duration, int64) {
-		start := time.Now()
-		for _, args := range [][]string{
-			{"vol-create-as", poolName, name, fmt.Sprint(size), "--allocation", "0", "--format", "raw"},
-			{"vol-upload", "--sparse", "--pool", poolName, name, file},
-		} {
-			out, err := exec.Command("virsh", append([]string{"-c", uri, "-q"}, args...)...).CombinedOutput()
-			if err != nil {
-				t.Fatalf("virsh %v: %v: %s", args, err, out)
-			}
-		}
-		return time.Since(start), allocated(name)
+		return virshUpload(t, uri, poolName, name, size, file, "--sparse"), allocated(name)
 	}
 	rounds, _ := strconv.Atoi(envOr("STORAGE_BENCH_ROUNDS", "3"))
 	var best [2]time.Duration
@@ -359,17 +339,7 @@ func TestUploadThroughputSSH(t *testing.T) {
 		return time.Since(start)
 	}
 	virsh := func(name string) time.Duration {
-		start := time.Now()
-		for _, args := range [][]string{
-			{"vol-create-as", poolName, name, fmt.Sprint(size), "--allocation", "0", "--format", "raw"},
-			{"vol-upload", "--pool", poolName, name, file},
-		} {
-			out, err := exec.Command("virsh", append([]string{"-c", virshURI, "-q"}, args...)...).CombinedOutput()
-			if err != nil {
-				t.Fatalf("virsh %v: %v: %s", args, err, out)
-			}
-		}
-		return time.Since(start)
+		return virshUpload(t, virshURI, poolName, name, size, file)
 	}
 	rounds, _ := strconv.Atoi(envOr("STORAGE_BENCH_ROUNDS", "3"))
 	var best [2]time.Duration
@@ -389,4 +359,22 @@ func TestUploadThroughputSSH(t *testing.T) {
 	}
 	fmt.Printf("qemu+ssh (loopback sshd), best of %d rounds: upload %d MiB: provider %.0f MiB/s, virsh vol-upload %.0f MiB/s, ratio %.2f (target >= 1.00)\n",
 		rounds, mib, mibps(size, best[0]), mibps(size, best[1]), best[1].Seconds()/best[0].Seconds())
+}
+
+// virshUpload creates an empty raw volume of size bytes with virsh and
+// uploads file into it with `virsh vol-upload` (plus uploadFlags), as a
+// user would by hand, and returns how long both took.
+func virshUpload(t *testing.T, uri, poolName, name string, size int64, file string, uploadFlags ...string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for _, args := range [][]string{
+		{"vol-create-as", poolName, name, fmt.Sprint(size), "--allocation", "0", "--format", "raw"},
+		append(append([]string{"vol-upload"}, uploadFlags...), "--pool", poolName, name, file),
+	} {
+		out, err := exec.Command("virsh", append([]string{"-c", uri, "-q"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("virsh %v: %v: %s", args, err, out)
+		}
+	}
+	return time.Since(start)
 }
