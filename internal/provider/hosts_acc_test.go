@@ -371,9 +371,10 @@ resource "libvirt_domain" "local" {
 				ExpectError: regexp.MustCompile(`(?s)cannot move.*disk "vda": host "b" has no storage pool\s+"tfacc-mh-only-a".*disk "vdb": file\s+/var/tmp/tfacc-mh-only-a/tfacc-mh-local2.qcow2 is in no\s+storage pool of host "b"`),
 			},
 			{
-				Config:   config("a"),
-				PlanOnly: true,
-				Check:    checkDomainOn(t, uriB, name, "a", false),
+				// nothing changed: an empty plan, the domain still on host a
+				Config:           config("a"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            checkDomainOn(t, uriB, name, "a", false),
 			},
 		},
 	})
@@ -522,5 +523,48 @@ resource "libvirt_pool" "p" {
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`host "c" is not one of the provider's hosts \(a, b\)`),
 		}},
+	})
+}
+
+// TestAccHosts_failedMigration: a migration that fails (host b cannot create
+// the domain's tap device: host a's running copy holds that name, as it
+// would not on another machine) leaves the domain running on host a, not
+// restarted, the state unchanged (the next plan moves again) and nothing on
+// host b.
+func TestAccHosts_failedMigration(t *testing.T) {
+	uriB := testAccURIB(t)
+	name := "tfacc-mh-fail"
+	removeDomainEverywhere(t, uriB, name)
+	config := func(host string) string {
+		return strings.Replace(testAccHostsPlainDomain(uriB, name, host, true, ""),
+			`graphics = [{ vnc = { listen = "127.0.0.1", auto_port = true } }]`,
+			`interfaces = [{ type = "ethernet", target = { dev = "tfmhtap0" }, model = { type = "virtio" } }]`, 1)
+	}
+	var domID string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkGoneFromBoth(t, uriB, []string{name}, nil, nil, nil),
+		Steps: []resource.TestStep{
+			{
+				Config: config("a"),
+				Check:  resource.ComposeTestCheckFunc(checkDomainOn(t, uriB, name, "a", true), testCheckDomID(name, &domID)),
+			},
+			{
+				Config:      config("b"),
+				ExpectError: regexp.MustCompile(`(?s)Cannot move domain.*tfmhtap0 interface already exists`),
+			},
+			{
+				// nothing moved, nothing restarted; the state still says host a
+				Config:           config("a"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: resource.ComposeTestCheckFunc(checkDomainOn(t, uriB, name, "a", true),
+					testCheckDomIDIs(name, &domID, true)),
+			},
+			{
+				Config:             config("b"),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
 	})
 }
