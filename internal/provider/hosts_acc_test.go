@@ -568,3 +568,68 @@ func TestAccHosts_failedMigration(t *testing.T) {
 		},
 	})
 }
+
+// TestAccHosts_aliasSwitchOrphans records what the alternative to hosts does
+// (docs/adr/0002-several-hosts.md): with one provider alias per host,
+// pointing a resource at another alias makes the refresh look for it on the
+// new host, where it is not; the plan creates it there (no replacement), and
+// the object on the old host stays behind, in no state.
+func TestAccHosts_aliasSwitchOrphans(t *testing.T) {
+	uriB := testAccURIB(t)
+	name := "tfacc-mh-alias"
+	config := func(alias string) string {
+		return fmt.Sprintf(`
+provider "libvirt" {
+  alias = "a"
+  uri   = %[1]q
+}
+
+provider "libvirt" {
+  alias = "b"
+  uri   = %[2]q
+}
+
+resource "libvirt_pool" "pool" {
+  provider = libvirt.%[3]s
+  name     = %[4]q
+  type     = "dir"
+  target   = { path = "/var/tmp/%[4]s" }
+}
+`, testAccURI(), uriB, alias, name)
+	}
+	t.Cleanup(func() {
+		onHost(t, testAccURI(), func(l *libvirt.Libvirt) error {
+			if p, err := l.StoragePoolLookupByName(name); err == nil {
+				_ = l.StoragePoolDestroy(p)
+				return l.StoragePoolUndefine(p)
+			}
+			return nil
+		})
+		os.RemoveAll("/var/tmp/" + name)
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config("a")},
+			{
+				Config: config("b"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_pool.pool", plancheck.ResourceActionCreate)},
+				},
+				Check: func(*terraform.State) error {
+					var onA bool
+					onHost(t, testAccURI(), func(l *libvirt.Libvirt) error {
+						_, err := l.StoragePoolLookupByName(name)
+						onA = err == nil
+						return nil
+					})
+					if !onA {
+						return fmt.Errorf("pool %s is gone from host a: the alias switch did not leave it behind", name)
+					}
+					t.Logf("alias switch a -> b: a create planned on b; pool %s stays on host a, in no state", name)
+					return nil
+				},
+			},
+		},
+	})
+}
