@@ -1,3 +1,11 @@
+terraform {
+  required_providers {
+    libvirt = {
+      source = "virtxml/libvirt"
+    }
+  }
+}
+
 # Several hosts in one provider block: resources choose theirs with `host`.
 # Resources without `host` live on `uri`.
 provider "libvirt" {
