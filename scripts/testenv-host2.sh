@@ -31,6 +31,9 @@ URI="qemu+tcp://127.0.0.1:$PORT/system"
 ENV_FILE="$CACHE_DIR/env-host2.sh"
 POOL_NAME=tfacc
 POOL_DIR=/var/tmp/tfacc-pool
+# Bump when the generated configuration below changes: the next run rebuilds
+# the copy (host b then starts without definitions) and restarts the daemons.
+CONFIG_VERSION=1
 LIBVIRTD_PID="$STATE_DIR/libvirtd.pid"
 VIRTLOGD_PID="$STATE_DIR/virtlogd.pid"
 
@@ -38,15 +41,19 @@ log() { printf '[testenv-host2 %s] %s\n' "$(date +%T)" "$*"; }
 
 answers() { virsh -q -c "$URI" version >/dev/null 2>&1; }
 
-pid_alive() { # PIDFILE
-  local pid
+# pid_alive PIDFILE: the pid file names a running libvirtd-b or virtlogd-b
+# (a pid reused by another process after a reboot does not count).
+pid_alive() {
+  local pid comm
   [[ -r "$1" ]] || return 1
   pid=$(cat "$1" 2>/dev/null) || return 1
-  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null
+  [[ -n "$pid" ]] || return 1
+  comm=$(cat "/proc/$pid/comm" 2>/dev/null) || return 1
+  [[ "$comm" == libvirtd-b || "$comm" == virtlogd-b ]]
 }
 
 # prepare_state builds the host's private folders once; the config copy is
-# re-made when the first host's config changes (a missing marker file).
+# made again when CONFIG_VERSION changes (or its marker file is removed).
 prepare_state() {
   mkdir -p "$STATE_DIR"/{qemu,dnsmasq,cache,log,bin}
   # Same owner and mode as the first host's folders (qemu runs as libvirt-qemu).
@@ -57,7 +64,11 @@ prepare_state() {
   ln -sfn /usr/sbin/virtlogd "$STATE_DIR/bin/virtlogd-b"
   [[ -s "$STATE_DIR/host_uuid" ]] || cat /proc/sys/kernel/random/uuid >"$STATE_DIR/host_uuid"
 
-  if [[ ! -f "$STATE_DIR/etc/.tfplv-host2" ]]; then
+  if [[ "$(cat "$STATE_DIR/etc/.tfplv-host2" 2>/dev/null)" != "$CONFIG_VERSION" ]]; then
+    if pid_alive "$LIBVIRTD_PID" || pid_alive "$VIRTLOGD_PID"; then
+      log "configuration version changed: restarting libvirtd-b"
+      stop_daemons
+    fi
     log "copying /etc/libvirt to $STATE_DIR/etc (without domains, networks, pools, secrets)"
     rm -rf "$STATE_DIR/etc.tmp"
     cp -a /etc/libvirt "$STATE_DIR/etc.tmp"
@@ -89,7 +100,7 @@ migration_port_min = 49300
 migration_port_max = 49399
 cgroup_controllers = [ ]
 EOF
-    touch "$STATE_DIR/etc.tmp/.tfplv-host2"
+    echo "$CONFIG_VERSION" >"$STATE_DIR/etc.tmp/.tfplv-host2"
     rm -rf "$STATE_DIR/etc"
     mv "$STATE_DIR/etc.tmp" "$STATE_DIR/etc"
   fi
