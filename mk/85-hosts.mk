@@ -17,4 +17,4 @@ testenv-host2-stop: ## Stop the second libvirt host (its domains are destroyed)
 
 test-hosts: ## Two-host layer: starts host b, then the several-hosts and migration tests (prints migration times)
 	bash scripts/testenv-host2.sh
-	source $(TFPLV_ENV) && source $(TFPLV_ENV_HOST2) && TF_ACC=1 go test ./internal/provider -count=1 -v -timeout 30m -run 'TestAccHosts_' 2>&1 | grep -vE '^\s*$$'
+	source $(TFPLV_ENV) && source $(TFPLV_ENV_HOST2) && TF_ACC=1 go test ./internal/provider -count=1 -v -timeout 30m -run 'TestAccHosts_'
