@@ -87,6 +87,7 @@ func TestSchemaContract(t *testing.T) {
 		paths map[string]attrKind
 	}{
 		"libvirt_domain": {NewDomainResource(), map[string]attrKind{
+			"host":                                 kindStr,
 			"type":                                 kindStr,
 			"os":                                   kindObj,
 			"os.type":                              kindStr,
@@ -126,6 +127,7 @@ func TestSchemaContract(t *testing.T) {
 			"autostart": kindBool,
 		}},
 		"libvirt_volume": {NewVolumeResource(), map[string]attrKind{
+			"host":                      kindStr,
 			"capacity":                  kindNum,
 			"capacity_unit":             kindStr,
 			"target.format.type":        kindStr,
@@ -134,6 +136,7 @@ func TestSchemaContract(t *testing.T) {
 			"backing_store.format.type": kindStr,
 		}},
 		"libvirt_secret": {NewSecretResource(), map[string]attrKind{
+			"host":         kindStr,
 			"uuid":         kindStr,
 			"description":  kindStr,
 			"ephemeral":    kindStr, // yes/no, as libvirt writes it
@@ -149,6 +152,7 @@ func TestSchemaContract(t *testing.T) {
 			"value_base64": kindStr,
 		}},
 		"libvirt_domain_snapshot": {NewDomainSnapshotResource(), map[string]attrKind{
+			"host":                           kindStr,
 			"name":                           kindStr,
 			"description":                    kindStr,
 			"memory.snapshot":                kindStr,
@@ -162,6 +166,7 @@ func TestSchemaContract(t *testing.T) {
 			"disk_only":                      kindBool,
 		}},
 		"libvirt_network": {NewNetworkResource(), map[string]attrKind{
+			"host":                            kindStr,
 			"forward.mode":                    kindStr,
 			"ips":                             kindListed,
 			"ips[].address":                   kindStr,
@@ -178,6 +183,7 @@ func TestSchemaContract(t *testing.T) {
 			"domain.name":                     kindStr,
 		}},
 		"libvirt_nwfilter": {NewNWFilterResource(), map[string]attrKind{
+			"host":                                   kindStr,
 			"name":                                   kindStr,
 			"chain":                                  kindStr,
 			"priority":                               kindNum,
