@@ -428,11 +428,11 @@ resource "libvirt_volume" "v" {
   pool   = libvirt_pool.rbd_a.name
   create = { content = { url = %q } }
 }`, rbdPrefix, raw),
-				ExpectError: regexp.MustCompile(`(?s)create\.content\.staging_pool.*Missing staging pool.*rbd pool`),
+				ExpectError: regexp.MustCompile(`(?s)Missing staging pool.*create\.content\.staging_pool\s+is\s+required\s+here.*rbd\s+pool`),
 			},
 			{
 				Config: base + rbdVolumeConfig(rbdPrefix+"-fmt", qcow2, `target = { format = { type = "qcow2" } }`),
-				ExpectError: regexp.MustCompile(`(?s)target\.format\.type.*Unsupported format in an rbd pool.*images are raw`),
+				ExpectError: regexp.MustCompile(`(?s)Unsupported format in an rbd pool.*target\.format\.type\s+is\s+"qcow2".*images\s+are\s+raw`),
 			},
 			{
 				Config: base + fmt.Sprintf(`
@@ -441,11 +441,11 @@ resource "libvirt_volume" "v" {
   pool   = %q
   create = { content = { url = %q, staging_pool = %q } }
 }`, rbdPrefix, testAccPool(), raw, testAccPool()),
-				ExpectError: regexp.MustCompile(`(?s)create\.content\.staging_pool.*only for rbd pools`),
+				ExpectError: regexp.MustCompile(`(?s)create\.content\.staging_pool\s+is\s+only\s+for\s+rbd\s+pools`),
 			},
 			{
 				Config:      base + rbdVolumeConfig(rbdPrefix+"-small", qcow2, "capacity = 4\n  capacity_unit = \"MiB\""),
-				ExpectError: regexp.MustCompile(`capacity 4194304 is smaller than the content's size 8388608 bytes`),
+				ExpectError: regexp.MustCompile(`capacity\s+4194304\s+is\s+smaller\s+than\s+the\s+content's\s+size\s+8388608\s+bytes`),
 			},
 			{
 				Config: base,

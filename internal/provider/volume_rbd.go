@@ -63,7 +63,7 @@ func checkRBDContent(l *libvirt.Libvirt, plan map[string]tftypes.Value, diags *d
 	if def.Type != "rbd" {
 		if staging != "" {
 			diags.AddAttributeError(stagingPoolPath, "staging_pool is only for rbd pools",
-				fmt.Sprintf("pool %q is of type %q: its volumes take content directly; remove staging_pool.", poolName, def.Type))
+				fmt.Sprintf("create.content.staging_pool is only for rbd pools; pool %q is of type %q, whose volumes take content directly: remove it.", poolName, def.Type))
 		}
 		return def
 	}
@@ -71,14 +71,14 @@ func checkRBDContent(l *libvirt.Libvirt, plan map[string]tftypes.Value, diags *d
 		var s string
 		if format.As(&s) == nil && s != "" && s != "raw" {
 			diags.AddAttributeError(path.Root("target").AtName("format").AtName("type"), "Unsupported format in an rbd pool",
-				fmt.Sprintf("pool %q is an rbd pool, whose images are raw; a %q source is converted while it is copied in. "+
-					"Set target.format.type to \"raw\" or leave it out.", poolName, s))
+				fmt.Sprintf("target.format.type is %q, but pool %q is an rbd pool, whose images are raw (a qcow2 source is converted "+
+					"while it is copied in). Set target.format.type to \"raw\" or leave it out.", s, poolName))
 		}
 	}
 	if staging == "" {
 		diags.AddAttributeError(stagingPoolPath, "Missing staging pool for content in an rbd pool",
-			fmt.Sprintf("pool %q is an rbd pool: libvirt cannot upload into RBD, so the content is uploaded into a staging volume "+
-				"first and copied into RBD by QEMU. Set create.content.staging_pool to a dir, fs or netfs pool on the same host "+
+			fmt.Sprintf("create.content.staging_pool is required here: pool %q is an rbd pool, and libvirt cannot upload into RBD, so "+
+				"the content is uploaded into a staging volume first and copied into RBD by QEMU. Set it to a dir, fs or netfs pool on the same host "+
 				"with room for the image.", poolName))
 		return def
 	}
@@ -89,7 +89,7 @@ func checkRBDContent(l *libvirt.Libvirt, plan map[string]tftypes.Value, diags *d
 	sdef, err := poolDef(l, sp)
 	if err == nil && !fileBasedPoolTypes[sdef.Type] {
 		diags.AddAttributeError(stagingPoolPath, "Staging pool is not file-based",
-			fmt.Sprintf("pool %q is of type %q; the staging pool must be of type dir, fs or netfs (its volume is a file that QEMU reads).",
+			fmt.Sprintf("create.content.staging_pool: pool %q is of type %q; the staging pool must be of type dir, fs or netfs (its volume is a file that QEMU reads).",
 				staging, sdef.Type))
 	}
 	return def
