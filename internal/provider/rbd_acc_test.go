@@ -491,3 +491,113 @@ resource "libvirt_volume" "local" {
 		},
 	})
 }
+
+// TestAccRBD_guestBoot boots the test guest from an RBD disk: its root image
+// (qcow2, converted to raw) is copied into RBD by libvirt_volume, the domain's
+// disk is a network disk of protocol rbd authenticating with the
+// libvirt_secret, and the guest agent answers with the host name from the
+// seed ISO (cloud-init ran, so the root file system on RBD works). Destroy
+// leaves no RBD image and no libvirt object.
+func TestAccRBD_guestBoot(t *testing.T) {
+	c := rbdPreCheck(t)
+	guestDir := e2eGuestDir(t)
+	seedDir := t.TempDir()
+	name := rbdPrefix + "-guest"
+	hostname := "rbd-guest"
+	config := testAccProviderConfig() + rbdPoolConfig(c, "a") +
+		rbdVolumeConfig(name+"-root", guestDir+"/root.qcow2", "") + fmt.Sprintf(`
+resource "libvirt_cloudinit_disk" "seed" {
+  name      = "%[1]s-seed"
+  directory = %[2]q
+  meta_data = <<-EOT
+    instance-id: %[1]s
+    local-hostname: %[3]s
+  EOT
+  user_data = <<-EOT
+    #cloud-config
+    {}
+  EOT
+}
+
+resource "libvirt_volume" "seed" {
+  name   = "%[1]s-seed.iso"
+  pool   = %[4]q
+  create = { content = { url = libvirt_cloudinit_disk.seed.path } }
+}
+
+resource "libvirt_domain" "guest" {
+  name             = %[1]q
+  type             = %[5]q
+  memory           = 512
+  memory_unit      = "MiB"
+  vcpu             = 1
+  running          = true
+  shutdown_timeout = "0s"
+
+  os = {
+    type    = "hvm"
+    kernel  = "%[6]s/vmlinuz"
+    initrd  = "%[6]s/initrd.img"
+    cmdline = "root=/dev/vda rw console=ttyS0 net.ifnames=0"
+  }
+
+  devices = {
+    disks = [
+      {
+        type   = "network"
+        driver = { name = "qemu", type = "raw" }
+        source = {
+          network = {
+            protocol = "rbd"
+            name     = "%[7]s/${libvirt_volume.%[1]s-root.name}"
+            hosts    = [{ name = %[8]q, port = %[9]q }]
+            auth = {
+              username = %[10]q
+              secret   = { type = "ceph", uuid = libvirt_secret.ceph_a.uuid }
+            }
+          }
+        }
+        target = { dev = "vda", bus = "virtio" }
+      },
+      {
+        device    = "cdrom"
+        source    = { volume = { pool = libvirt_volume.seed.pool, volume = libvirt_volume.seed.name } }
+        target    = { dev = "sda", bus = "scsi" }
+        read_only = true
+      },
+    ]
+    controllers = [{ type = "scsi", model = "virtio-scsi" }]
+    channels = [{
+      source = { unix = {} }
+      target = { virt_io = { name = "org.qemu.guest_agent.0" } }
+    }]
+  }
+}
+`, name, seedDir, hostname, testAccPool(), testAccDomainType(), guestDir, c.pool, c.monHost, c.monPort, c.user)
+	var started time.Time
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             rbdCheckDestroy(c),
+		Steps: []resource.TestStep{{
+			PreConfig: func() { started = time.Now() },
+			Config:    config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("libvirt_volume."+name+"-root", tfjsonpath.New("path"), knownvalue.StringExact(c.pool+"/"+name+"-root")),
+				statecheck.ExpectKnownValue("libvirt_domain.guest",
+					tfjsonpath.New("devices").AtMapKey("disks").AtSliceIndex(0).AtMapKey("source").AtMapKey("network").AtMapKey("protocol"),
+					knownvalue.StringExact("rbd")),
+			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				func(*terraform.State) error {
+					t.Logf("FIGURE guest root image into RBD and domain started: %.1fs", time.Since(started).Seconds())
+					return testAccWaitGuestHostname(t, name, hostname, 5*time.Minute)
+				},
+				func(*terraform.State) error {
+					t.Logf("FIGURE apply to guest agent answering from the RBD root disk: %.1fs", time.Since(started).Seconds())
+					return nil
+				},
+			),
+		}},
+	})
+}
