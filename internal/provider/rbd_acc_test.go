@@ -2,8 +2,8 @@ package provider
 
 import (
 	"bytes"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"math/rand"
 	"os"
@@ -304,30 +304,29 @@ func rbdCheckSharedWithHostB(c rbdCeph, pool, image string, size uint64) resourc
 }
 
 // rbdPoolConfig is the cephx key as a libvirt_secret (usage ceph) and an rbd
-// pool using it, under resource names suffixed by host ("a" or "b"), with
-// provider the provider block's reference (libvirt or libvirt.b).
+// pool using it, as resources ceph_HOST and rbd_HOST of the default provider.
 func rbdPoolConfig(c rbdCeph, host string) string {
 	return fmt.Sprintf(`
 resource "libvirt_secret" "ceph_%[1]s" {
-  usage        = { type = "ceph", name = "%[3]s client.%[4]s" }
-  value_base64 = %[5]q
+  usage        = { type = "ceph", name = "%[2]s client.%[3]s" }
+  value_base64 = %[4]q
   private      = "yes"
 }
 
 resource "libvirt_pool" "rbd_%[1]s" {
-  name     = "%[3]s"
+  name     = "%[2]s"
   type     = "rbd"
   source = {
-    name = %[6]q
-    host = [{ name = %[7]q, port = %[8]q }]
+    name = %[5]q
+    host = [{ name = %[6]q, port = %[7]q }]
     auth = {
       type     = "ceph"
-      username = %[4]q
+      username = %[3]q
       secret   = { uuid = libvirt_secret.ceph_%[1]s.uuid }
     }
   }
 }
-`, host, "", rbdPrefix, c.user, c.key, c.pool, c.monHost, c.monPort)
+`, host, rbdPrefix, c.user, c.key, c.pool, c.monHost, c.monPort)
 }
 
 // rbdVolumeConfig is a volume of the rbd pool filled from url.
@@ -431,7 +430,7 @@ resource "libvirt_volume" "v" {
 				ExpectError: regexp.MustCompile(`(?s)Missing staging pool.*create\.content\.staging_pool\s+is\s+required\s+here.*rbd\s+pool`),
 			},
 			{
-				Config: base + rbdVolumeConfig(rbdPrefix+"-fmt", qcow2, `target = { format = { type = "qcow2" } }`),
+				Config:      base + rbdVolumeConfig(rbdPrefix+"-fmt", qcow2, `target = { format = { type = "qcow2" } }`),
 				ExpectError: regexp.MustCompile(`(?s)Unsupported format in an rbd pool.*target\.format\.type\s+is\s+"qcow2".*images\s+are\s+raw`),
 			},
 			{

@@ -281,21 +281,8 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			return
 		}
 		if def != nil && def.Type == "rbd" {
-			stopAbort := r.Client().AbortOnDone(ctx, l)
-			vol, err = r.createInRBD(ctx, l, pool, def, doc, plan, src)
-			stopAbort()
-			if err != nil {
-				msg := err.Error()
-				if !l.IsConnected() { // else CreateRBDVolume cleaned up on this connection itself
-					if removed, rerr := r.cleanUpRBDCreate(ctx, poolName, stagingPool(plan), doc.Name); removed {
-						msg += "; the incomplete RBD image was deleted on a new connection"
-					} else if rerr != nil {
-						r.recordUnfinished(req.Plan.Raw, vol, poolName, doc.Name, resp)
-						msg += fmt.Sprintf("; the RBD image may remain half-written and is recorded as tainted: the next apply deletes "+
-							"and re-creates it (%v)", rerr)
-					}
-				}
-				resp.Diagnostics.AddError("Cannot create RBD volume from content", msg)
+			var ok bool
+			if vol, ok = r.createRBDFromContent(ctx, l, pool, def, doc, plan, src, req.Plan.Raw, resp); !ok {
 				return
 			}
 		} else {

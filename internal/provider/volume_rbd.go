@@ -8,6 +8,7 @@ import (
 	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
@@ -140,6 +141,30 @@ func (r *volumeResource) createInRBD(ctx context.Context, l *libvirt.Libvirt, po
 		stopCopy()
 	}
 	return vol, err
+}
+
+// createRBDFromContent runs createInRBD under the apply's cancellation and
+// reports a failure; ok is false when it failed (the diagnostics say why).
+func (r *volumeResource) createRBDFromContent(ctx context.Context, l *libvirt.Libvirt, pool libvirt.StoragePool, def *libvirtxml.StoragePool,
+	doc *libvirtxml.StorageVolume, plan map[string]tftypes.Value, src *storage.Source, rawPlan tftypes.Value, resp *resource.CreateResponse) (libvirt.StorageVol, bool) {
+	stopAbort := r.Client().AbortOnDone(ctx, l) // a cancelled apply ends the upload or the copy at once
+	vol, err := r.createInRBD(ctx, l, pool, def, doc, plan, src)
+	stopAbort()
+	if err == nil {
+		return vol, true
+	}
+	msg := err.Error()
+	if !l.IsConnected() { // else CreateRBDVolume cleaned up on this connection itself
+		if removed, rerr := r.cleanUpRBDCreate(ctx, pool.Name, stagingPool(plan), doc.Name); removed {
+			msg += "; the incomplete RBD image was deleted on a new connection"
+		} else if rerr != nil {
+			r.recordUnfinished(rawPlan, vol, pool.Name, doc.Name, resp)
+			msg += fmt.Sprintf("; the RBD image may remain half-written and is recorded as tainted: the next apply deletes "+
+				"and re-creates it (%v)", rerr)
+		}
+	}
+	resp.Diagnostics.AddError("Cannot create RBD volume from content", msg)
+	return vol, false
 }
 
 // cleanUpRBDCreate removes, on a new connection, what a create into an rbd
