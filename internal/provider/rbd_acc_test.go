@@ -408,11 +408,18 @@ func TestAccRBD_poolVolumeUpload(t *testing.T) {
 // TestAccRBD_badInput: content into an rbd pool without staging_pool, with a
 // qcow2 target format, and staging_pool on a dir pool are refused at plan,
 // naming the attribute; content larger than the configured capacity fails at
-// apply after the upload, and nothing of the volume remains (no RBD image, no
-// staging volume, no copy domain).
+// apply after the upload, and so does an apply interrupted by its create
+// timeout; nothing of the volume remains (no RBD image, no staging volume, no
+// copy domain).
 func TestAccRBD_badInput(t *testing.T) {
 	c := rbdPreCheck(t)
 	raw, qcow2 := rbdContent(t, 8<<20)
+	big, _ := rbdContent(t, 256<<20)
+	broken := filepath.Join(t.TempDir(), "broken.qcow2")
+	if out, err := exec.Command("qemu-img", "create", "-f", "qcow2", "-u", "-b", "/nonexistent/"+rbdPrefix+"-missing.raw", "-F", "raw",
+		broken, "8M").CombinedOutput(); err != nil {
+		t.Fatalf("qemu-img create: %v: %s", err, out)
+	}
 	base := testAccProviderConfig() + rbdPoolConfig(c, "a")
 	poolOnly := []string{testAccURI() + ": pool " + rbdPrefix, testAccURI() + ": secret " + rbdPrefix + " client." + c.user}
 	resource.Test(t, resource.TestCase{
@@ -445,6 +452,33 @@ resource "libvirt_volume" "v" {
 			{
 				Config:      base + rbdVolumeConfig(rbdPrefix+"-small", qcow2, "capacity = 4\n  capacity_unit = \"MiB\""),
 				ExpectError: regexp.MustCompile(`capacity\s+4194304\s+is\s+smaller\s+than\s+the\s+content's\s+size\s+8388608\s+bytes`),
+			},
+			{
+				Config: base,
+				Check:  rbdCheckOnly(c, poolOnly...),
+			},
+			{
+				// QEMU cannot open the staged image (its backing file is
+				// missing): the copy fails after the RBD image was created,
+				// which is then deleted, as is the staging volume
+				Config:      base + rbdVolumeConfig(rbdPrefix+"-nobacking", broken, ""),
+				ExpectError: regexp.MustCompile(`(?s)Cannot create RBD volume from content.*starting the transient copy domain`),
+			},
+			{
+				Config: base,
+				Check:  rbdCheckOnly(c, poolOnly...),
+			},
+			{
+				// the create timeout ends the apply mid-way (in the upload, the
+				// image's creation or the copy, as fast as the machine is): the
+				// connection is cut, libvirt destroys a copy domain
+				// (autodestroy), and the provider removes the staging volume and
+				// the image on a new connection; when the deadline falls just
+				// after the copy, the finished volume is recorded as tainted and
+				// the next step's apply deletes it
+				Config:      base + rbdVolumeConfig(rbdPrefix+"-timeout", big, `timeouts = { create = "1s" }`),
+				ExpectError: regexp.MustCompile(`(?s)Cannot create RBD volume from content.*(context\s+deadline\s+exceeded|deleted\s+on\s+a\s+new\s+connection)|`+
+					`Cannot read volume after create.*recorded\s+as\s+tainted`),
 			},
 			{
 				Config: base,

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/digitalocean/go-libvirt"
@@ -155,9 +156,11 @@ func (r *volumeResource) createRBDFromContent(ctx context.Context, l *libvirt.Li
 	}
 	msg := err.Error()
 	if !l.IsConnected() { // else CreateRBDVolume cleaned up on this connection itself
-		if removed, rerr := r.cleanUpRBDCreate(ctx, pool.Name, stagingPool(plan), doc.Name); removed {
-			msg += "; the incomplete RBD image was deleted on a new connection"
-		} else if rerr != nil {
+		removed, rerr := r.cleanUpRBDCreate(ctx, pool.Name, stagingPool(plan), doc.Name)
+		if len(removed) > 0 {
+			msg += "; " + strings.Join(removed, " and ") + " deleted on a new connection"
+		}
+		if rerr != nil {
 			r.recordUnfinished(rawPlan, vol, pool.Name, doc.Name, resp)
 			msg += fmt.Sprintf("; the RBD image may remain half-written and is recorded as tainted: the next apply deletes "+
 				"and re-creates it (%v)", rerr)
@@ -168,11 +171,42 @@ func (r *volumeResource) createRBDFromContent(ctx context.Context, l *libvirt.Li
 }
 
 // cleanUpRBDCreate removes, on a new connection, what a create into an rbd
-// pool may have left when its connection broke (the transient domain was
-// started with autodestroy: libvirt destroyed it with the connection).
-func (r *volumeResource) cleanUpRBDCreate(ctx context.Context, poolName, staging, name string) (removed bool, err error) {
-	cleanCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+// pool may have left when its connection broke: the copy domain (started with
+// autodestroy, so libvirt destroys it too, but maybe not yet), the staging
+// volume and the RBD image. It names what it removed; err is set when the
+// RBD image may remain.
+func (r *volumeResource) cleanUpRBDCreate(ctx context.Context, poolName, staging, name string) (removed []string, err error) {
+	// on a context of its own (the apply's may be cancelled by SIGINT), briefly: tofu is waiting to exit
+	cleanCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_, _ = removeVolumeIfPresent(cleanCtx, r.Client(), staging, storage.StagingName(name), poolLockKey(r.Client().URI(), staging))
-	return removeVolumeIfPresent(cleanCtx, r.Client(), poolName, name, poolLockKey(r.Client().URI(), poolName))
+	// libvirt destroys the copy domain when it notices the closed
+	// connection, which can be after a create that was in flight: do it now
+	_ = r.Client().Do(cleanCtx, func(l *libvirt.Libvirt) error {
+		doms, _, err := l.ConnectListAllDomains(1, libvirt.ConnectListDomainsTransient)
+		for _, d := range doms {
+			if strings.HasPrefix(d.Name, storage.CopyDomainPrefix(name)) && l.DomainDestroy(d) == nil {
+				removed = append(removed, "the copy domain "+d.Name)
+			}
+		}
+		return err
+	})
+	if ok, _ := removeVolumeIfPresent(cleanCtx, r.Client(), staging, storage.StagingName(name), poolLockKey(r.Client().URI(), staging)); ok {
+		removed = append(removed, "the staging volume")
+	}
+	// QEMU may still hold the image open for a moment while libvirt
+	// destroys the copy domain: the deletion is retried until then
+	for {
+		ok, err := removeVolumeIfPresent(cleanCtx, r.Client(), poolName, name, poolLockKey(r.Client().URI(), poolName))
+		if err == nil {
+			if ok {
+				removed = append(removed, "the incomplete RBD image")
+			}
+			return removed, nil
+		}
+		select {
+		case <-cleanCtx.Done():
+			return removed, err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }

@@ -50,12 +50,16 @@ var RBDPollInterval = 200 * time.Millisecond
 // replaced by the next one.
 func StagingName(volume string) string { return volume + ".rbd-staging" }
 
+// CopyDomainPrefix starts the name of the transient domain that copies
+// volume into RBD (a random suffix follows).
+func CopyDomainPrefix(volume string) string { return volume + "-rbd-copy-" }
+
 // CreateRBDVolume creates req.Def in the rbd pool holding src's content. It
 // removes everything it made when it fails: the staging volume, the
 // transient domain (also started with autodestroy, so that libvirt destroys
 // it if this connection breaks) and the half-written RBD image. When the
 // RBD image's deletion fails too, it is returned with the error.
-func CreateRBDVolume(ctx context.Context, l *libvirt.Libvirt, locks *PoolLocks, req RBDRequest, src *Source, progress *RBDCopy) (libvirt.StorageVol, error) {
+func CreateRBDVolume(ctx context.Context, l *libvirt.Libvirt, locks *PoolLocks, req RBDRequest, src *Source, progress *RBDCopy) (vol libvirt.StorageVol, err error) {
 	if req.Def.Target != nil && req.Def.Target.Format != nil && req.Def.Target.Format.Type != "" && req.Def.Target.Format.Type != "raw" {
 		return libvirt.StorageVol{}, fmt.Errorf("an rbd pool holds raw images only, not %q", req.Def.Target.Format.Type)
 	}
@@ -70,10 +74,22 @@ func CreateRBDVolume(ctx context.Context, l *libvirt.Libvirt, locks *PoolLocks, 
 	if err != nil {
 		return libvirt.StorageVol{}, fmt.Errorf("uploading into the staging volume %q in pool %q: %w", stagingDef.Name, req.Staging.Name, err)
 	}
+	// the staging volume goes in any case; when that fails (the connection
+	// broke as the copy ended), the create fails too, and the caller
+	// removes everything on a new connection
 	defer func() {
 		unlock := locks.Lock(req.StagingLockKey)
+		derr := l.StorageVolDelete(staged, 0)
+		unlock()
+		if derr == nil || err != nil {
+			return
+		}
+		err = fmt.Errorf("deleting the staging volume %s after the copy: %w", staged.Key, derr)
+		unlock = locks.Lock(req.LockKey)
 		defer unlock()
-		_ = l.StorageVolDelete(staged, 0)
+		if l.StorageVolDelete(vol, 0) == nil {
+			vol = libvirt.StorageVol{}
+		}
 	}()
 	stagedPath, stagedFormat, size, err := volumeFile(l, staged)
 	if err != nil {
@@ -97,7 +113,7 @@ func CreateRBDVolume(ctx context.Context, l *libvirt.Libvirt, locks *PoolLocks, 
 		return libvirt.StorageVol{}, fmt.Errorf("writing volume XML: %w", err)
 	}
 	unlock := locks.Lock(req.LockKey)
-	vol, err := l.StorageVolCreateXML(req.Pool, xml, 0)
+	vol, err = l.StorageVolCreateXML(req.Pool, xml, 0)
 	unlock()
 	if err != nil {
 		return libvirt.StorageVol{}, fmt.Errorf("creating RBD image %q in pool %q: %w", def.Name, req.Pool.Name, err)
@@ -141,7 +157,7 @@ func volumeFile(l *libvirt.Libvirt, vol libvirt.StorageVol) (path, format string
 
 // blockCopy mirrors the staging file into the RBD image in a paused
 // transient domain and ends the job once both are in sync.
-func blockCopy(ctx context.Context, l *libvirt.Libvirt, req RBDRequest, vol libvirt.StorageVol, stagedPath, stagedFormat string, progress *RBDCopy) error {
+func blockCopy(ctx context.Context, l *libvirt.Libvirt, req RBDRequest, vol libvirt.StorageVol, stagedPath, stagedFormat string, progress *RBDCopy) (err error) {
 	source, err := rbdDiskSource(req.PoolDef, vol)
 	if err != nil {
 		return err
@@ -154,7 +170,11 @@ func blockCopy(ctx context.Context, l *libvirt.Libvirt, req RBDRequest, vol libv
 	if err != nil {
 		return fmt.Errorf("starting the transient copy domain: %w", err)
 	}
-	defer func() { _ = l.DomainDestroy(dom) }()
+	defer func() {
+		if derr := l.DomainDestroy(dom); derr != nil && err == nil {
+			err = fmt.Errorf("destroying the transient copy domain %s: %w", dom.Name, derr)
+		}
+	}()
 	dest := libvirtxml.DomainDisk{
 		Source: &libvirtxml.DomainDiskSource{Network: source},
 		Driver: &libvirtxml.DomainDiskDriver{Type: "raw"},
@@ -222,7 +242,7 @@ func copyDomainXML(volume, stagedPath, stagedFormat string) (string, error) {
 	_, _ = rand.Read(b[:])
 	dom := libvirtxml.Domain{
 		Type:   "qemu",
-		Name:   volume + "-rbd-copy-" + hex.EncodeToString(b[:]),
+		Name:   CopyDomainPrefix(volume) + hex.EncodeToString(b[:]),
 		Memory: &libvirtxml.DomainMemory{Value: 32, Unit: "MiB"},
 		VCPU:   &libvirtxml.DomainVCPU{Value: 1},
 		OS:     &libvirtxml.DomainOS{Type: &libvirtxml.DomainOSType{Type: "hvm"}},
