@@ -39,9 +39,30 @@ ensure_packages() {
 # libvirtd loads its storage backends at start: one started before the rbd
 # driver was installed reports rbd as unsupported until it is restarted
 # (with the start command scripts/testenv.sh uses).
+# rbd_supported: libvirtd answers and lists rbd pools as supported. The
+# output is read whole first: `virsh ... | grep -q` under pipefail fails when
+# grep stops reading early (virsh gets SIGPIPE), which would look like "no".
+rbd_supported() {
+  local caps
+  caps=$(virsh -q -c "$LIBVIRT_URI" pool-capabilities 2>/dev/null) || return 2
+  [[ "$caps" == *"type='rbd' supported='yes'"* ]]
+}
+
+# libvirtd loads its storage backends at start: one started before the rbd
+# driver was installed reports rbd as unsupported until it is restarted
+# (with the start command scripts/testenv.sh uses). A libvirtd that does not
+# answer (another test is restarting it) is waited for, never restarted.
 ensure_libvirtd_rbd() {
-  if virsh -q -c "$LIBVIRT_URI" pool-capabilities | grep -q "type='rbd' supported='yes'"; then
-    return
+  local rc=2
+  for _ in $(seq 1 60); do
+    rbd_supported && return
+    rc=$?
+    ((rc == 1)) && break
+    sleep 0.5
+  done
+  if ((rc == 2)); then
+    echo "libvirtd does not answer on $LIBVIRT_URI (run scripts/testenv.sh first)" >&2
+    exit 1
   fi
   log "restarting libvirtd to load the rbd storage driver"
   local pid
@@ -52,7 +73,7 @@ ensure_libvirtd_rbd() {
   fi
   libvirtd -d
   for _ in $(seq 1 60); do
-    virsh -q -c "$LIBVIRT_URI" pool-capabilities 2>/dev/null | grep -q "type='rbd' supported='yes'" && return
+    rbd_supported && return
     sleep 0.5
   done
   echo "libvirtd does not support rbd pools after a restart" >&2
@@ -146,7 +167,8 @@ first_setup() {
 
 start_mon() {
   pgrep -f "^ceph-mon -i a" >/dev/null && return
-  ceph-mon -i a
+  mkdir -p "$CEPH_DIR/log"
+  ceph-mon -i a 2>>"$CEPH_DIR/log/start.log"
 }
 
 start_daemons() {
@@ -158,9 +180,9 @@ start_daemons() {
 wait_healthy() {
   local i
   for i in $(seq 1 120); do
-    if ceph osd stat 2>/dev/null | grep -q '1 up.*1 in'; then
-      return
-    fi
+    local stat
+    stat=$(ceph osd stat 2>/dev/null || true)
+    [[ "$stat" =~ 1\ up.*1\ in ]] && return
     sleep 0.5
   done
   ceph -s >&2 || true
@@ -169,7 +191,9 @@ wait_healthy() {
 }
 
 ensure_pool_and_client() {
-  if ! ceph osd pool ls | grep -qx "$POOL"; then
+  local pools
+  pools=$(ceph osd pool ls)
+  if ! grep -qx "$POOL" <<<"$pools"; then
     ceph osd pool create "$POOL" 8 >/dev/null 2>&1
     ceph osd pool set "$POOL" size 1 --yes-i-really-mean-it >/dev/null 2>&1
     rbd pool init "$POOL"
