@@ -3,7 +3,6 @@ package provider
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"fmt"
 	"math/rand"
 	"os"
@@ -235,61 +234,24 @@ func rbdCheckImage(c rbdCeph, image, raw string, size int64) resource.TestCheckF
 	}
 }
 
-// rbdCheckSharedWithHostB proves the image is shared storage: host B gets
-// the same secret (value from the test's key) and rbd pool definition as
-// host A, lists the image and reads its size; the test removes them again.
-// The provider's own multi-host model (issue18-hosts) is not in this branch,
-// and a second provider alias cannot be used here: acceptance tests run one
-// in-process provider server, which both aliases would configure.
-func rbdCheckSharedWithHostB(c rbdCeph, pool, image string, size uint64) resource.TestCheckFunc {
+// rbdCheckSeenByHostB proves the image is shared storage: host B's rbd
+// pool (made by the provider with host = "b") lists it after a refresh, with
+// its size.
+func rbdCheckSeenByHostB(pool, image string, size uint64) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		var poolXML, secretXML string
-		clientA, err := libvirtconn.New(testAccURI())
+		client, err := libvirtconn.New(rbdURIB())
 		if err != nil {
 			return err
 		}
-		defer clientA.Close()
-		err = clientA.Do(context.Background(), func(l *libvirt.Libvirt) error {
+		defer client.Close()
+		return client.Do(context.Background(), func(l *libvirt.Libvirt) error {
 			p, err := l.StoragePoolLookupByName(pool)
 			if err != nil {
+				return fmt.Errorf("host B has no pool %s: %w", pool, err)
+			}
+			if err := l.StoragePoolRefresh(p, 0); err != nil {
 				return err
 			}
-			if poolXML, err = l.StoragePoolGetXMLDesc(p, libvirt.StorageXMLInactive); err != nil {
-				return err
-			}
-			s, err := l.SecretLookupByUsage(int32(libvirt.SecretUsageTypeCeph), rbdPrefix+" client."+c.user)
-			if err != nil {
-				return err
-			}
-			secretXML, err = l.SecretGetXMLDesc(s, 0)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("reading host A's pool and secret: %w", err)
-		}
-		key, err := base64.StdEncoding.DecodeString(c.key)
-		if err != nil {
-			return err
-		}
-		clientB, err := libvirtconn.New(rbdURIB())
-		if err != nil {
-			return err
-		}
-		defer clientB.Close()
-		return clientB.Do(context.Background(), func(l *libvirt.Libvirt) error {
-			s, err := l.SecretDefineXML(secretXML, 0)
-			if err != nil {
-				return fmt.Errorf("host B: defining the secret: %w", err)
-			}
-			defer func() { _ = l.SecretUndefine(s) }()
-			if err := l.SecretSetValue(s, key, 0); err != nil {
-				return err
-			}
-			p, err := l.StoragePoolCreateXML(poolXML, 0) // transient: gone when destroyed
-			if err != nil {
-				return fmt.Errorf("host B: starting the rbd pool: %w", err)
-			}
-			defer func() { _ = l.StoragePoolDestroy(p) }()
 			v, err := l.StorageVolLookupByName(p, image)
 			if err != nil {
 				return fmt.Errorf("host B's pool %s does not see %s: %w", pool, image, err)
@@ -304,16 +266,24 @@ func rbdCheckSharedWithHostB(c rbdCeph, pool, image string, size uint64) resourc
 }
 
 // rbdPoolConfig is the cephx key as a libvirt_secret (usage ceph) and an rbd
-// pool using it, as resources ceph_HOST and rbd_HOST of the default provider.
-func rbdPoolConfig(c rbdCeph, host string) string {
+// pool using it, as resources ceph_HOST and rbd_HOST: host "a" is the
+// provider's uri, any other the provider's host of that name.
+func rbdPoolConfig(c rbdCeph, host string, poolLines ...string) string {
+	hostAttr := ""
+	if host != "a" {
+		hostAttr = fmt.Sprintf("host = %q", host)
+	}
+	poolAttrs := hostAttr + "\n  " + strings.Join(poolLines, "\n  ")
 	return fmt.Sprintf(`
 resource "libvirt_secret" "ceph_%[1]s" {
+  %[8]s
   usage        = { type = "ceph", name = "%[2]s client.%[3]s" }
   value_base64 = %[4]q
   private      = "yes"
 }
 
 resource "libvirt_pool" "rbd_%[1]s" {
+  %[9]s
   name     = "%[2]s"
   type     = "rbd"
   source = {
@@ -326,7 +296,7 @@ resource "libvirt_pool" "rbd_%[1]s" {
     }
   }
 }
-`, host, rbdPrefix, c.user, c.key, c.pool, c.monHost, c.monPort)
+`, host, rbdPrefix, c.user, c.key, c.pool, c.monHost, c.monPort, hostAttr, poolAttrs)
 }
 
 // rbdVolumeConfig is a volume of the rbd pool filled from url.
@@ -344,19 +314,33 @@ resource "libvirt_volume" %[1]q {
 // TestAccRBD_poolVolumeUpload: the cephx key in a libvirt_secret, an rbd pool
 // on host A (and on host B when it is set up), and volumes filled from a
 // qcow2 (converted to raw) and from raw content grown to a larger capacity.
-// The RBD images read back with `rbd export` hold the content; no staging
-// volume or copy domain remains; the plan is empty after apply; the volume
-// and pool import; host B's pool sees the image; destroy leaves nothing.
+// On host B (the provider's host "b"), the same secret and pool. The RBD
+// images read back with `rbd export` hold the content; no staging volume or
+// copy domain remains; the plan is empty after apply; the volume and pool
+// import; host B's pool sees the image; destroy leaves nothing on either host.
 func TestAccRBD_poolVolumeUpload(t *testing.T) {
 	c := rbdPreCheck(t)
 	const size = 40 << 20
 	raw, qcow2 := rbdContent(t, size)
-	config := testAccProviderConfig() + rbdPoolConfig(c, "a") +
-		rbdVolumeConfig(rbdPrefix+"-qcow2", qcow2, "") +
-		rbdVolumeConfig(rbdPrefix+"-raw", raw, "capacity = 64\n  capacity_unit = \"MiB\"")
 	hostB := rbdURIB() != ""
-	if !hostB {
+	provider, dependsOn := testAccProviderConfig(), ""
+	if hostB {
+		provider = testAccHostsProvider(rbdURIB()) + rbdPoolConfig(c, "b")
+		// host B's pool lists host A's images (shared storage), and a pool
+		// that holds volumes is not deleted: the volumes depend on it, so
+		// that destroy removes them first
+		dependsOn = "depends_on = [libvirt_pool.rbd_b]"
+	} else {
 		t.Log("LIBVIRT_TEST_URI_B is not set: the pool on the second host is not tested (make test-rbd sets it up)")
+	}
+	config := provider + rbdPoolConfig(c, "a") +
+		rbdVolumeConfig(rbdPrefix+"-qcow2", qcow2, dependsOn) +
+		rbdVolumeConfig(rbdPrefix+"-raw", raw, "capacity = 64\n  capacity_unit = \"MiB\"\n  "+dependsOn)
+	var stateChecks []statecheck.StateCheck
+	if hostB {
+		stateChecks = append(stateChecks,
+			statecheck.ExpectKnownValue("libvirt_pool.rbd_b", tfjsonpath.New("host"), knownvalue.StringExact("b")),
+			statecheck.ExpectKnownValue("libvirt_pool.rbd_b", tfjsonpath.New("type"), knownvalue.StringExact("rbd")))
 	}
 	checks := []resource.TestCheckFunc{
 		rbdCheckImage(c, rbdPrefix+"-qcow2", raw, size),
@@ -365,9 +349,10 @@ func TestAccRBD_poolVolumeUpload(t *testing.T) {
 	want := []string{"RBD image " + rbdPrefix + "-qcow2", "RBD image " + rbdPrefix + "-raw", testAccURI() + ": pool " + rbdPrefix,
 		testAccURI() + ": secret " + rbdPrefix + " client." + c.user}
 	if hostB {
-		checks = append(checks, rbdCheckSharedWithHostB(c, rbdPrefix, rbdPrefix+"-qcow2", size))
+		checks = append(checks, rbdCheckSeenByHostB(rbdPrefix, rbdPrefix+"-qcow2", size))
+		want = append(want, rbdURIB()+": pool "+rbdPrefix, rbdURIB()+": secret "+rbdPrefix+" client."+c.user)
 	}
-	// no staging volume, no copy domain, and host B's pool and secret are gone
+	// no staging volume, no copy domain
 	checks = append(checks, rbdCheckOnly(c, want...))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -376,15 +361,16 @@ func TestAccRBD_poolVolumeUpload(t *testing.T) {
 			{
 				Config: config,
 				Check:  resource.ComposeAggregateTestCheckFunc(checks...),
-				ConfigStateChecks: []statecheck.StateCheck{
+				ConfigStateChecks: append([]statecheck.StateCheck{
 					statecheck.ExpectKnownValue("libvirt_pool.rbd_a", tfjsonpath.New("type"), knownvalue.StringExact("rbd")),
+					statecheck.ExpectKnownValue("libvirt_pool.rbd_a", tfjsonpath.New("host"), knownvalue.Null()),
 					statecheck.ExpectKnownValue("libvirt_secret.ceph_a", tfjsonpath.New("value_base64"), knownvalue.StringExact(c.key)),
 					statecheck.ExpectKnownValue("libvirt_volume."+rbdPrefix+"-qcow2", tfjsonpath.New("path"),
 						knownvalue.StringExact(c.pool+"/"+rbdPrefix+"-qcow2")),
 					statecheck.ExpectKnownValue("libvirt_volume."+rbdPrefix+"-qcow2", tfjsonpath.New("capacity"), knownvalue.Int64Exact(size)),
 					statecheck.ExpectKnownValue("libvirt_volume."+rbdPrefix+"-raw", tfjsonpath.New("capacity"), knownvalue.Int64Exact(64)),
 					statecheck.ExpectKnownValue("libvirt_volume."+rbdPrefix+"-raw", tfjsonpath.New("capacity_unit"), knownvalue.StringExact("MiB")),
-				},
+				}, stateChecks...),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{

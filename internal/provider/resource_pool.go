@@ -309,6 +309,10 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 			return err
 		}
 		if active == 1 {
+			// the volume list is libvirt's from the last refresh: on shared
+			// storage (rbd, a shared directory) another host may have deleted
+			// volumes since; a failed refresh leaves the cached list
+			_ = l.StoragePoolRefresh(pool, 0)
 			vols, _, err := l.StoragePoolListAllVolumes(pool, 1, 0)
 			if err != nil {
 				return fmt.Errorf("listing volumes of pool %q: %w", pool.Name, err)
