@@ -463,7 +463,7 @@ resource "libvirt_volume" "v" {
 				// after the copy, the finished volume is recorded as tainted and
 				// the next step's apply deletes it
 				Config: base + rbdVolumeConfig(rbdPrefix+"-timeout", big, `timeouts = { create = "1s" }`),
-				ExpectError: regexp.MustCompile(`(?s)Cannot create RBD volume from content.*(context\s+deadline\s+exceeded|deleted\s+on\s+a\s+new\s+connection)|` +
+				ExpectError: regexp.MustCompile(`(?s)Cannot create RBD volume from content.*(context\s+deadline\s+exceeded|deleted\s+on\s+a\s+new\s+connection|interrupted)|` +
 					`Cannot read volume after create.*recorded\s+as\s+tainted`),
 			},
 			{

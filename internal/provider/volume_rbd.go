@@ -154,24 +154,26 @@ func (r *volumeResource) createRBDFromContent(ctx context.Context, l *libvirt.Li
 	if err == nil {
 		return vol, true
 	}
+	// CreateRBDVolume cleans up on its connection, but that may be closing
+	// (a cancelled apply closes it, and go-libvirt notices a moment later):
+	// whatever is left is removed on a new one. Every name is this volume's
+	// own (the volume did not exist before), so this never removes another's.
 	msg := err.Error()
-	if !l.IsConnected() { // else CreateRBDVolume cleaned up on this connection itself
-		removed, rerr := r.cleanUpRBDCreate(ctx, pool.Name, stagingPool(plan), doc.Name)
-		if len(removed) > 0 {
-			msg += "; " + strings.Join(removed, " and ") + " deleted on a new connection"
-		}
-		if rerr != nil {
-			r.recordUnfinished(rawPlan, vol, pool.Name, doc.Name, resp)
-			msg += fmt.Sprintf("; the RBD image may remain half-written and is recorded as tainted: the next apply deletes "+
-				"and re-creates it (%v)", rerr)
-		}
+	removed, rerr := r.cleanUpRBDCreate(ctx, pool.Name, stagingPool(plan), doc.Name)
+	if len(removed) > 0 {
+		msg += "; " + strings.Join(removed, " and ") + " deleted on a new connection"
+	}
+	if rerr != nil {
+		r.recordUnfinished(rawPlan, vol, pool.Name, doc.Name, resp)
+		msg += fmt.Sprintf("; the RBD image may remain half-written and is recorded as tainted: the next apply deletes "+
+			"and re-creates it (%v)", rerr)
 	}
 	resp.Diagnostics.AddError("Cannot create RBD volume from content", msg)
 	return vol, false
 }
 
-// cleanUpRBDCreate removes, on a new connection, what a create into an rbd
-// pool may have left when its connection broke: the copy domain (started with
+// cleanUpRBDCreate removes, on a new connection, what a failed create into an
+// rbd pool may have left when its connection broke: the copy domain (started with
 // autodestroy, so libvirt destroys it too, but maybe not yet), the staging
 // volume and the RBD image. It names what it removed; err is set when the
 // RBD image may remain.
