@@ -6,13 +6,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
 // planFixture is a trivial domain's config/prior state as the protocol carries them.
-func planFixture(b *testing.B) (*treeresource.Server, *tfprotov6.PlanResourceChangeRequest) {
-	srv := ProtocolServer("bench")().(*treeresource.Server)
+func planFixture(b *testing.B) (*hostServer, *tfprotov6.PlanResourceChangeRequest) {
+	srv := ProtocolServer("bench")().(*hostServer)
 	ctx := context.Background()
 	sch, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {

@@ -4,16 +4,13 @@ package provider
 
 import (
 	"context"
-	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -24,9 +21,9 @@ var _ provider.Provider = (*libvirtProvider)(nil)
 
 type libvirtProvider struct {
 	version string
-	// client is the configured connection, kept for the protocol server's
-	// own planning path (ProtocolServer).
-	client *libvirtconn.Client
+	// hosts are the configured connections (hosts.go), kept for the
+	// protocol server's own planning path (ProtocolServer).
+	hosts *hostSet
 }
 
 // New returns the provider factory used by main and by acceptance tests.
@@ -35,7 +32,8 @@ func New(version string) func() provider.Provider {
 }
 
 type providerModel struct {
-	URI types.String `tfsdk:"uri"`
+	URI   types.String `tfsdk:"uri"`
+	Hosts types.Map    `tfsdk:"hosts"`
 }
 
 func (p *libvirtProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -56,43 +54,31 @@ func providerSchema() schema.Schema {
 				Description: "libvirt connection URI, for example qemu:///system, qemu:///session, test:///default, " +
 					"qemu+ssh://user@host:22/system?keyfile=...&known_hosts=..., qemu+tcp://host/system, qemu+tls://host/system?pkipath=..., " +
 					"or any of these with ?socket=/path to name the remote socket. " +
-					"Defaults to LIBVIRT_DEFAULT_URI, else " + DefaultURI + ". SSH host keys are verified against known_hosts unless no_verify=1.",
+					"Defaults to LIBVIRT_DEFAULT_URI, else " + DefaultURI + ". SSH host keys are verified against known_hosts unless no_verify=1. " +
+					"Resources without `host` live here.",
 			},
+			"hosts": hostsSchemaAttribute(),
 		},
 	}
 }
 
-// Configure builds the connection client. The connection itself is opened on
-// first use, so a uri unknown at plan time (computed from another resource)
-// does not fail the plan.
+// Configure builds the connection clients: the uri's and one per further
+// host (hosts.go). A connection is opened on first use, so a uri unknown at
+// plan time (computed from another resource) does not fail the plan.
 func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
 	var cfg providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if cfg.URI.IsUnknown() {
-		// Plan with a computed URI: resources plan without talking to libvirt.
+	// With a computed uri, resources on it plan without talking to libvirt.
+	hosts := newHostSet(ctx, cfg.URI.ValueString(), !cfg.URI.IsUnknown(), cfg.Hosts, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	uri := cfg.URI.ValueString()
-	if uri == "" {
-		uri = os.Getenv("LIBVIRT_DEFAULT_URI")
-	}
-	if uri == "" {
-		uri = DefaultURI
-	}
-	client, err := libvirtconn.New(uri)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("uri"), "Invalid libvirt URI", err.Error())
-		return
-	}
-	for _, w := range client.Warnings() {
-		resp.Diagnostics.AddAttributeWarning(path.Root("uri"), w.Summary, w.Detail)
-	}
-	p.client = client
-	resp.ResourceData = client
-	resp.DataSourceData = client
+	p.hosts = hosts
+	resp.ResourceData = hosts
+	resp.DataSourceData = hosts
 }
 
 // Resources lists every resource the provider serves.

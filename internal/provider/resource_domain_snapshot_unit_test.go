@@ -140,8 +140,8 @@ func TestDomainSnapshotParseID(t *testing.T) {
 
 // snapshotPlanFixture is an unchanged internal snapshot's config and state
 // as the protocol carries them.
-func snapshotPlanFixture(b testing.TB) (*treeresource.Server, *tfprotov6.PlanResourceChangeRequest, tftypes.Type) {
-	srv := ProtocolServer("bench")().(*treeresource.Server)
+func snapshotPlanFixture(b testing.TB) (*hostServer, *tfprotov6.PlanResourceChangeRequest, tftypes.Type) {
+	srv := ProtocolServer("bench")().(*hostServer)
 	ctx := context.Background()
 	sch, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {

@@ -13,7 +13,8 @@ import (
 // ProtocolServer returns the provider's protocol 6 server: the framework's
 // server, with the tree resources' validate, plan, read and upgrade calls
 // and the schema answered by internal/treeresource, which also serves the
-// lookup data sources (TreeDataSources).
+// lookup data sources (TreeDataSources), behind hostServer, which sends
+// each resource's calls to its host.
 func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 	return func() tfprotov6.ProviderServer {
 		p := &libvirtProvider{version: version}
@@ -25,13 +26,13 @@ func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 	}
 }
 
-func newProtocolServer(p *libvirtProvider) (*treeresource.Server, error) {
+func newProtocolServer(p *libvirtProvider) (*hostServer, error) {
 	ctx := context.Background()
 	s, err := treeresource.NewServer(ctx, providerserver.NewProtocol6(p)(), "libvirt", p.Resources(ctx), func() any {
-		if p.client == nil {
+		if p.hosts == nil {
 			return nil
 		}
-		return p.client
+		return p.hosts
 	})
 	if err != nil {
 		return nil, fmt.Errorf("libvirt provider: %w", err)
@@ -39,5 +40,5 @@ func newProtocolServer(p *libvirtProvider) (*treeresource.Server, error) {
 	if err := s.AddDataSources(p.TreeDataSources()...); err != nil {
 		return nil, fmt.Errorf("libvirt provider: %w", err)
 	}
-	return s, nil
+	return newHostServer(s, p), nil
 }

@@ -99,6 +99,7 @@ var _ baseMethods = (*Base[struct{}])(nil)
 
 // NewBase returns the base of a resource with these hooks.
 func NewBase[T any](spec Spec[T], hooks Hooks[T]) Base[T] {
+	spec.Own = withHost(spec.Name, spec.Own)
 	defaults := map[string]tftypes.Value{}
 	for name, a := range spec.Own {
 		if d, ok, _ := defaultValue(context.Background(), a); ok {
@@ -142,8 +143,8 @@ func (b *Base[T]) SchemaDefinition() schema.Schema {
 	return schema.Schema{Version: SchemaVersion, Description: b.spec.Description, Attributes: attrs}
 }
 
-func (b *Base[T]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	b.client = ClientFrom(req.ProviderData, &resp.Diagnostics)
+func (b *Base[T]) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	b.client = ClientFromContext(ctx, req.ProviderData, &resp.Diagnostics)
 }
 
 // Read refreshes the state from libvirt; an object libvirt no longer has
@@ -357,8 +358,21 @@ func KeepChosen(plan, state, config tftypes.Value) tftypes.Value {
 // is unknown during plan) yields nil without an error; callers that need
 // libvirt check for nil through RequireClient.
 func ClientFrom(data any, diags *diag.Diagnostics) *libvirtconn.Client {
+	return ClientFromContext(context.Background(), data, diags)
+}
+
+// ClientFromContext is ClientFrom for the host the request's context names,
+// when the provider data serves several hosts (Clients).
+func ClientFromContext(ctx context.Context, data any, diags *diag.Diagnostics) *libvirtconn.Client {
 	if data == nil {
 		return nil
+	}
+	if cs, ok := data.(Clients); ok {
+		c, err := cs.ClientFor(ctx)
+		if err != nil {
+			diags.AddAttributeError(path.Root(HostAttr), "Unknown host", err.Error())
+		}
+		return c
 	}
 	c, ok := data.(*libvirtconn.Client)
 	if !ok {

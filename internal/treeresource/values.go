@@ -56,7 +56,8 @@ func DocValues(types map[string]tftypes.Type, attrs map[string]tftypes.Value) ma
 }
 
 // BuildObject assembles the resource object of type t from the document
-// attributes and the resource's own attributes.
+// attributes and the resource's own attributes; an attribute of t in neither
+// is null.
 func BuildObject(t tftypes.Type, doc, own map[string]tftypes.Value) tftypes.Value {
 	attrs := make(map[string]tftypes.Value, len(doc)+len(own))
 	for k, v := range doc {
@@ -64,6 +65,13 @@ func BuildObject(t tftypes.Type, doc, own map[string]tftypes.Value) tftypes.Valu
 	}
 	for k, v := range own {
 		attrs[k] = v
+	}
+	if ot, ok := t.(tftypes.Object); ok && len(attrs) < len(ot.AttributeTypes) {
+		for k, at := range ot.AttributeTypes {
+			if _, ok := attrs[k]; !ok {
+				attrs[k] = tftypes.NewValue(at, nil)
+			}
+		}
 	}
 	return tftypes.NewValue(t, attrs)
 }
