@@ -197,8 +197,12 @@ locals {
   }
 }
 
+# The address lookup. Data sources have no host yet (the provider gives
+# resources one), and this one would look the domain up on the provider's
+# uri: on a named host it is left out, and ip_address is null.
 data "libvirt_domain_interface_addresses" "this" {
-  host   = var.host
+  count = var.host == null ? 1 : 0
+
   domain = libvirt_domain.this.id
   source = var.address_source
   wait   = var.wait_for_ip_timeout == null || !var.running ? null : { timeout = var.wait_for_ip_timeout, until = "ipv4" }
@@ -216,7 +220,7 @@ locals {
 module "address" {
   source = "./modules/nic-address"
 
-  interfaces  = data.libvirt_domain_interface_addresses.this.interfaces
+  interfaces  = one(data.libvirt_domain_interface_addresses.this[*].interfaces)
   mac_address = local.nic_mac
 }
 

@@ -421,7 +421,7 @@ variable "wait_for_ip_timeout" {
 }
 
 variable "host" {
-  description = "The libvirt host the VM lives on: a name from the provider's hosts map. Every volume the module creates (base image, root overlay, data disks, cloud-init ISO), the domain and the address lookup use that host's connection. null (default): the provider's own uri, as before hosts existed."
+  description = "The libvirt host the VM lives on: a name from the provider's hosts map. Every volume the module creates (base image, root overlay, data disks, cloud-init ISO) and the domain use that host's connection; the address lookup is left out (data sources have no host yet), so ip_address is null. null (default): the provider's own uri, as before hosts existed."
   type        = string
   default     = null
 

@@ -31,6 +31,10 @@ run "no_host_by_default" {
     ))
     error_message = "without host nothing may name a host (the provider's own uri)"
   }
+  assert {
+    condition     = length(data.libvirt_domain_interface_addresses.this) == 1
+    error_message = "without host the address lookup stays"
+  }
 }
 
 run "host_reaches_every_object" {
@@ -55,6 +59,10 @@ run "host_reaches_every_object" {
   assert {
     condition     = libvirt_domain.this.host == "virt-2"
     error_message = "the domain must be defined on the VM's host"
+  }
+  assert {
+    condition     = length(data.libvirt_domain_interface_addresses.this) == 0 && output.ip_address == null
+    error_message = "the address data source has no host: on a named host it must be left out (it would ask the provider's uri)"
   }
 }
 

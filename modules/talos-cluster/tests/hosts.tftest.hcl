@@ -30,6 +30,11 @@ run "without_hosts_everything_stays_on_the_provider_uri" {
     condition     = jsonencode(output.nodes_by_host) == jsonencode({ "" = ["lab-cp-1", "lab-cp-2", "lab-cp-3", "lab-worker-1", "lab-worker-2"] })
     error_message = "without hosts all nodes are on the provider's own uri"
   }
+  assert {
+    condition = (alltrue([for d in values(libvirt_domain.node) : d.host == null]) && alltrue([for v in values(libvirt_volume.node) : v.host == null])
+    && libvirt_volume.talos_image.host == null && libvirt_network.this[0].host == null)
+    error_message = "without hosts no resource may name a host"
+  }
 }
 
 run "three_hosts_controlplanes_first_then_workers" {
@@ -57,6 +62,12 @@ run "three_hosts_controlplanes_first_then_workers" {
       "virt-3" = ["lab-cp-3"]
     })
     error_message = "nodes_by_host must list each host's nodes"
+  }
+  assert {
+    condition = alltrue([for name, n in output.nodes :
+      libvirt_domain.node[name].host == n.host && libvirt_volume.node[name].host == n.host
+    ])
+    error_message = "each node's domain and disk must be made through its host"
   }
 }
 
@@ -112,6 +123,10 @@ run "node_hosts_pins_single_nodes" {
     }
     error_message = "node_hosts must move exactly the nodes it names"
   }
+  assert {
+    condition     = libvirt_domain.node["lab-worker-1"].host == "virt-2" && libvirt_volume.node["lab-worker-2"].host == "virt-3"
+    error_message = "a pinned node's domain and disk must follow node_hosts"
+  }
 }
 
 run "hosts_without_nodes_get_nothing" {
@@ -149,6 +164,10 @@ run "image_once_per_host_disks_from_their_host" {
   assert {
     condition     = libvirt_volume.talos_image_copy["virt-3"].name == "lab-talos-virt-3.raw" && libvirt_volume.talos_image_copy["virt-3"].create.content.url == "/var/tmp/talos/nocloud-amd64.raw"
     error_message = "a copy is the same image uploaded under a per-host name"
+  }
+  assert {
+    condition     = libvirt_volume.talos_image.host == "virt-1" && libvirt_volume.talos_image_copy["virt-2"].host == "virt-2" && libvirt_volume.talos_image_copy["virt-3"].host == "virt-3"
+    error_message = "the image and each copy must be uploaded through their own host"
   }
   assert {
     condition = { for name in keys(output.nodes) : name => local.node_image[name].name } == {
@@ -198,6 +217,10 @@ run "single_named_host_keeps_the_nat_network" {
   assert {
     condition     = length(libvirt_network.this) == 1 && libvirt_network.this[0].forward.mode == "nat"
     error_message = "one host needs no bridge: the NAT network stays"
+  }
+  assert {
+    condition     = libvirt_network.this[0].host == "virt-1" && libvirt_volume.talos_image.host == "virt-1"
+    error_message = "the NAT network and the image must be on the one host"
   }
   assert {
     condition     = alltrue([for n in values(output.nodes) : n.host == "virt-1"]) && length(libvirt_volume.talos_image_copy) == 0
