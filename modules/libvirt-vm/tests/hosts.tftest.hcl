@@ -42,6 +42,8 @@ run "host_reaches_every_object" {
 
   variables {
     host = "virt-2"
+    # A fixed MAC: the address module's input is then known at plan.
+    mac_address = "52:54:00:aa:bb:01"
   }
 
   assert {
