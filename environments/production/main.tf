@@ -3,14 +3,26 @@ locals {
   # first), and the first one is the provider's own uri.
   host_names   = sort(keys(var.libvirt_hosts))
   provider_uri = var.libvirt_hosts[local.host_names[0]]
+
+  # One UUID for the cephx secret on every host: the node disks name it,
+  # and a domain migrating to another host keeps its disk definition.
+  # Derived from the user and the Ceph pool, so it is stable across runs.
+  ceph_secret_uuid = uuidv5("oid", "libvirt.ceph.client.${var.ceph_user}.${var.ceph_pool}")
+
+  ceph_monitors = [for m in var.ceph_monitors : {
+    host = split(":", m)[0]
+    port = length(split(":", m)) > 1 ? split(":", m)[1] : null
+  }]
 }
 
-# The cephx key on every host: libvirt hands it to QEMU (and to its own RBD
-# pool driver) by this secret's UUID. private: libvirt never gives it back.
+# The cephx key on every host, under the same UUID: libvirt hands it to QEMU
+# (and to its own RBD pool driver) by that UUID. private: libvirt never gives
+# it back.
 resource "libvirt_secret" "ceph" {
   for_each = var.libvirt_hosts
 
   host         = each.key
+  uuid         = local.ceph_secret_uuid
   description  = "cephx key of client.${var.ceph_user}"
   usage        = { type = "ceph", name = "client.${var.ceph_user} secret" }
   private      = "yes"
@@ -29,14 +41,11 @@ resource "libvirt_pool" "ceph" {
   autostart = true
   source = {
     name = var.ceph_pool
-    host = [for m in var.ceph_monitors : {
-      name = split(":", m)[0]
-      port = length(split(":", m)) > 1 ? split(":", m)[1] : null
-    }]
+    host = [for m in local.ceph_monitors : { name = m.host, port = m.port }]
     auth = {
       type     = "ceph"
       username = var.ceph_user
-      secret   = { uuid = libvirt_secret.ceph[each.key].id }
+      secret   = { uuid = libvirt_secret.ceph[each.key].uuid }
     }
   }
 }
@@ -52,6 +61,13 @@ module "cluster" {
   network_cidr       = var.network_cidr
   vip                = var.vip
   node_disk_mode     = "clone"
+  # Node disks as RBD network disks: libvirt attaches no rbd-pool volumes.
+  rbd = {
+    ceph_pool   = var.ceph_pool
+    monitors    = local.ceph_monitors
+    username    = var.ceph_user
+    secret_uuid = local.ceph_secret_uuid
+  }
   talos_image        = var.talos_image
   talos_image_format = "raw"
   talos_version      = var.talos_version

@@ -247,10 +247,24 @@ locals {
     cmdline = try(var.kernel_boot.cmdline, null)
   }
   node_devices = { for name, node in local.nodes : name => {
+    # A volume of pool, or with rbd a network disk that QEMU opens in Ceph
+    # itself (libvirt attaches no volumes of rbd pools as volume disks).
     disks = [{
-      source = { volume = { pool = var.pool, volume = libvirt_volume.node[name].name } }
+      type = var.rbd == null ? null : "network"
+      source = {
+        volume = var.rbd == null ? { pool = var.pool, volume = libvirt_volume.node[name].name } : null
+        network = var.rbd == null ? null : {
+          protocol = "rbd"
+          name     = "${var.rbd.ceph_pool}/${libvirt_volume.node[name].name}"
+          hosts    = [for m in var.rbd.monitors : { name = m.host, port = m.port }]
+          auth = {
+            username = var.rbd.username
+            secret   = { type = "ceph", uuid = var.rbd.secret_uuid }
+          }
+        }
+      }
       target = { dev = var.disk_bus == "scsi" ? "sda" : "vda", bus = var.disk_bus }
-      driver = { type = local.node_disk_format }
+      driver = { name = var.rbd == null ? null : "qemu", type = local.node_disk_format }
       wwn    = var.disk_bus == "scsi" ? node.wwn : null
     }]
     controllers = var.disk_bus == "scsi" ? [{ type = "scsi", model = "virtio-scsi" }] : null

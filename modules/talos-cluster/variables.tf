@@ -500,3 +500,39 @@ variable "node_disk_mode" {
     error_message = "node_disk_mode must be \"overlay\" or \"clone\"."
   }
 }
+
+variable "rbd" {
+  description = "Node disks as Ceph RBD network disks, for a pool of type rbd (libvirt attaches no volumes of rbd pools as volume disks): QEMU opens <ceph_pool>/<node>.<format> itself. ceph_pool: the Ceph pool behind pool; monitors: host and optional port; username: the cephx user without \"client.\"; secret_uuid: UUID of the libvirt secret (usage ceph) holding its key, the same UUID on every host (a migrating domain keeps its disk definition). Needs node_disk_mode = \"clone\" (RBD holds raw images only). null (default): volume disks of pool."
+  type = object({
+    ceph_pool   = string
+    monitors    = list(object({ host = string, port = optional(string) }))
+    username    = string
+    secret_uuid = string
+  })
+  default = null
+
+  validation {
+    condition     = var.rbd == null || try(length(var.rbd.monitors) >= 1, false)
+    error_message = "rbd.monitors must name at least one Ceph monitor."
+  }
+
+  validation {
+    condition     = var.rbd == null || can(regex("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$", try(var.rbd.secret_uuid, "")))
+    error_message = "rbd.secret_uuid must be the UUID of the libvirt ceph secret (8-4-4-4-12 hex digits)."
+  }
+
+  validation {
+    condition     = var.rbd == null || !startswith(try(var.rbd.username, ""), "client.")
+    error_message = "rbd.username is the cephx user without the \"client.\" prefix, e.g. libvirt."
+  }
+
+  validation {
+    condition     = var.rbd == null || var.node_disk_mode == "clone"
+    error_message = "rbd needs node_disk_mode = \"clone\": RBD images are raw, there are no qcow2 overlays."
+  }
+
+  validation {
+    condition     = var.rbd == null || var.talos_image_format == "raw"
+    error_message = "rbd needs talos_image_format = \"raw\": an rbd pool holds raw images only."
+  }
+}

@@ -41,6 +41,10 @@ run "a_ceph_secret_per_host" {
     condition     = nonsensitive(libvirt_secret.ceph["virt-2"].value_base64 == var.ceph_key)
     error_message = "the secret must hold ceph_key as given (base64)"
   }
+  assert {
+    condition     = length(distinct([for s in values(libvirt_secret.ceph) : s.uuid])) == 1 && libvirt_secret.ceph["virt-1"].uuid == local.ceph_secret_uuid
+    error_message = "every host's secret must have the same UUID (disks name it, domains migrate with it)"
+  }
 }
 
 run "an_rbd_pool_per_host_on_the_same_ceph_pool" {
@@ -60,7 +64,7 @@ run "an_rbd_pool_per_host_on_the_same_ceph_pool" {
   }
   assert {
     condition = alltrue([for h, p in libvirt_pool.ceph :
-      p.source.auth.type == "ceph" && p.source.auth.username == "libvirt" && p.source.auth.secret.uuid == libvirt_secret.ceph[h].id
+      p.source.auth.type == "ceph" && p.source.auth.username == "libvirt" && p.source.auth.secret.uuid == local.ceph_secret_uuid
     ])
     error_message = "each pool authenticates with the secret on its own host"
   }

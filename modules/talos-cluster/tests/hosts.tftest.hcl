@@ -273,6 +273,59 @@ run "overlay_mode_is_the_default" {
   }
 }
 
+run "rbd_network_disks" {
+  command = plan
+
+  variables {
+    hosts          = ["virt-1", "virt-2", "virt-3"]
+    bridge         = "br0"
+    pool           = "ceph"
+    node_disk_mode = "clone"
+    rbd = {
+      ceph_pool   = "k8s"
+      monitors    = [{ host = "10.0.0.1" }, { host = "10.0.0.2", port = "3300" }]
+      username    = "libvirt"
+      secret_uuid = "6c0fb5d1-8a5e-5c38-9f0e-3d8b4a1c2e7f"
+    }
+  }
+
+  assert {
+    condition = alltrue([for name, d in local.node_devices :
+      d.disks[0].type == "network" && d.disks[0].source.volume == null && d.disks[0].source.network.protocol == "rbd"
+      && d.disks[0].source.network.name == "k8s/${name}.raw" && d.disks[0].driver.name == "qemu" && d.disks[0].driver.type == "raw"
+    ])
+    error_message = "with rbd each node disk is a raw RBD network disk named <ceph_pool>/<node>.raw"
+  }
+  assert {
+    condition = (length(local.node_devices["lab-cp-2"].disks[0].source.network.hosts) == 2
+      && local.node_devices["lab-cp-2"].disks[0].source.network.hosts[1].name == "10.0.0.2" && local.node_devices["lab-cp-2"].disks[0].source.network.hosts[1].port == "3300"
+    && local.node_devices["lab-cp-2"].disks[0].source.network.hosts[0].port == null)
+    error_message = "the monitors must reach the disk's hosts"
+  }
+  assert {
+    condition = alltrue([for d in values(local.node_devices) :
+      d.disks[0].source.network.auth.username == "libvirt" && d.disks[0].source.network.auth.secret.type == "ceph"
+      && d.disks[0].source.network.auth.secret.uuid == "6c0fb5d1-8a5e-5c38-9f0e-3d8b4a1c2e7f"
+    ])
+    error_message = "every disk authenticates with the one secret UUID (the same on every host)"
+  }
+  assert {
+    condition     = libvirt_volume.node["lab-cp-2"].pool == "ceph" && libvirt_volume.node["lab-cp-2"].host == "virt-2"
+    error_message = "the RBD image is still made through the node's host in pool"
+  }
+}
+
+run "volume_disks_without_rbd" {
+  command = plan
+
+  assert {
+    condition = alltrue([for name, d in local.node_devices :
+      d.disks[0].type == null && d.disks[0].source.network == null && d.disks[0].source.volume.volume == "${name}.qcow2" && d.disks[0].driver.name == null
+    ])
+    error_message = "without rbd the node disks stay volume disks"
+  }
+}
+
 # --- validation ----------------------------------------------------------------
 
 run "reject_empty_hosts" {
@@ -401,4 +454,40 @@ run "reject_bad_node_disk_mode" {
   command = plan
   variables { node_disk_mode = "copy" }
   expect_failures = [var.node_disk_mode]
+}
+
+run "reject_rbd_without_clone" {
+  command = plan
+  variables {
+    rbd = { ceph_pool = "k8s", monitors = [{ host = "10.0.0.1" }], username = "libvirt", secret_uuid = "6c0fb5d1-8a5e-5c38-9f0e-3d8b4a1c2e7f" }
+  }
+  expect_failures = [var.rbd]
+}
+
+run "reject_rbd_without_monitors" {
+  command = plan
+  variables {
+    node_disk_mode = "clone"
+    rbd            = { ceph_pool = "k8s", monitors = [], username = "libvirt", secret_uuid = "6c0fb5d1-8a5e-5c38-9f0e-3d8b4a1c2e7f" }
+  }
+  expect_failures = [var.rbd]
+}
+
+run "reject_rbd_bad_secret_uuid" {
+  command = plan
+  variables {
+    node_disk_mode = "clone"
+    rbd            = { ceph_pool = "k8s", monitors = [{ host = "10.0.0.1" }], username = "libvirt", secret_uuid = "not-a-uuid" }
+  }
+  expect_failures = [var.rbd]
+}
+
+run "reject_rbd_qcow2_image" {
+  command = plan
+  variables {
+    node_disk_mode     = "clone"
+    talos_image_format = "qcow2"
+    rbd                = { ceph_pool = "k8s", monitors = [{ host = "10.0.0.1" }], username = "libvirt", secret_uuid = "6c0fb5d1-8a5e-5c38-9f0e-3d8b4a1c2e7f" }
+  }
+  expect_failures = [var.rbd]
 }
