@@ -55,12 +55,12 @@ module "cluster" {
 
   cluster_name = var.cluster_name
   # The pools' one name: read from the pools so every volume waits for them.
-  pool               = one(distinct([for p in libvirt_pool.ceph : p.name]))
-  hosts              = local.host_names
-  bridge             = var.bridge
-  network_cidr       = var.network_cidr
-  vip                = var.vip
-  node_disk_mode     = "clone"
+  pool           = one(distinct([for p in libvirt_pool.ceph : p.name]))
+  hosts          = local.host_names
+  bridge         = var.bridge
+  network_cidr   = var.network_cidr
+  vip            = var.vip
+  node_disk_mode = "clone"
   # Node disks as RBD network disks: libvirt attaches no rbd-pool volumes.
   rbd = {
     ceph_pool   = var.ceph_pool
