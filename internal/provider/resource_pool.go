@@ -41,6 +41,10 @@ func NewPoolResource() resource.Resource {
 			"(dmacvicar/libvirt 0.9.x's shape) can change these steps. " +
 			"Only `autostart` and `delete_volumes` change in place: any change to the pool document replaces the pool. " +
 			"Deleting a pool that still holds volumes fails unless `delete_volumes` is true. " +
+			"A Ceph `rbd` pool names the Ceph pool in `source.name`, the monitors in `source.host` and the cephx user and key in " +
+			"`source.auth` (`type = \"ceph\"`, the `secret` a `libvirt_secret` of usage type `ceph`); the host needs libvirt's rbd " +
+			"storage driver. Its volumes take content through a staging pool (`libvirt_volume`'s `create.content.staging_pool`); " +
+			"see the guide \"Ceph RBD: pools, images and VM disks\". " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
 		Own: map[string]schema.Attribute{
 			"id": schema.StringAttribute{

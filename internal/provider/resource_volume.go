@@ -106,7 +106,17 @@ func NewVolumeResource() resource.Resource {
 									"logged every 5 seconds, and its final figure when it ends. A qcow2 image keeps its format " +
 									"(`target.format.type` is set to `qcow2` unless given) and gives the volume its virtual size unless " +
 									"`capacity` is larger (then the volume is grown after the upload). A failed download or upload " +
-									"leaves no volume behind.",
+									"leaves no volume behind. Into an `rbd` pool (Ceph), whose libvirt driver takes no upload, the content is " +
+									"uploaded into a staging volume of `staging_pool` first and then copied into the RBD image by QEMU (a block " +
+									"copy in a paused transient domain); the RBD image is raw (a qcow2 image is converted), the staging volume " +
+									"is deleted afterwards, and a failure leaves neither of them nor the domain behind. Both steps log their " +
+									"progress with `TF_LOG=INFO`.",
+							},
+							"staging_pool": schema.StringAttribute{
+								Optional: true,
+								Description: "Only for a volume in an `rbd` pool, and required there: a `dir`, `fs` or `netfs` pool on the same " +
+									"host with room for the image, which holds the content while it is copied into RBD " +
+									"(volume `<name>.rbd-staging`, deleted afterwards). A change replaces the volume.",
 							},
 						},
 					},
@@ -145,6 +155,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	if req.State.Raw.IsNull() {
 		r.checkContentFits(ctx, treeresource.ObjectAttrs(req.Plan.Raw), &resp.Diagnostics)
+		r.planCheckRBDContent(ctx, treeresource.ObjectAttrs(req.Plan.Raw), &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -264,33 +275,45 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			return
 		}
 		l = dl
-		capacity, _ := sizeBytes(plan, "capacity")
-		stopAbort := r.Client().AbortOnDone(ctx, l) // a cancelled upload ends at once, also on a frozen path
-		stopProgress := logProgress(ctx, "upload", fmt.Sprintf("%s/%s", poolName, doc.Name), src.URL, src.Transferred, src.Size)
-		vol, err = storage.CreateVolume(ctx, l, &storageLocks, storage.VolumeRequest{
-			Pool: pool, LockKey: lockKey, Def: doc, Capacity: capacity,
-		}, src)
-		stopProgress()
-		stopAbort()
-		if err != nil {
-			// CreateVolume deletes what it made, but not through a broken
-			// connection: a half-written volume is removed on a new one
-			msg := err.Error()
-			if !l.IsConnected() { // else CreateVolume cleaned up on this connection itself
-				// on a context of its own (the apply's may be cancelled by SIGINT), briefly: tofu is waiting to exit
-				cleanCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-				removed, rerr := removeVolumeIfPresent(cleanCtx, r.Client(), poolName, doc.Name, lockKey)
-				cancel()
-				if removed {
-					msg += "; the incomplete volume was deleted on a new connection"
-				} else if rerr != nil {
-					r.recordUnfinished(req.Plan.Raw, vol, poolName, doc.Name, resp)
-					msg += fmt.Sprintf("; the volume may remain half-written and is recorded as tainted: the next apply deletes and "+
-						"re-creates it (or remove it by hand: virsh vol-delete --pool %s %s) (%v)", poolName, doc.Name, rerr)
-				}
-			}
-			resp.Diagnostics.AddError("Cannot create volume from content", msg)
+		var diags diag.Diagnostics
+		def := checkRBDContent(l, plan, &diags)
+		if resp.Diagnostics.Append(diags...); diags.HasError() {
 			return
+		}
+		if def != nil && def.Type == "rbd" {
+			var ok bool
+			if vol, ok = r.createRBDFromContent(ctx, l, pool, def, doc, plan, src, req.Plan.Raw, resp); !ok {
+				return
+			}
+		} else {
+			capacity, _ := sizeBytes(plan, "capacity")
+			stopAbort := r.Client().AbortOnDone(ctx, l) // a cancelled upload ends at once, also on a frozen path
+			stopProgress := logProgress(ctx, "upload", fmt.Sprintf("%s/%s", poolName, doc.Name), src.URL, src.Transferred, src.Size)
+			vol, err = storage.CreateVolume(ctx, l, &storageLocks, storage.VolumeRequest{
+				Pool: pool, LockKey: lockKey, Def: doc, Capacity: capacity,
+			}, src)
+			stopProgress()
+			stopAbort()
+			if err != nil {
+				// CreateVolume deletes what it made, but not through a broken
+				// connection: a half-written volume is removed on a new one
+				msg := err.Error()
+				if !l.IsConnected() { // else CreateVolume cleaned up on this connection itself
+					// on a context of its own (the apply's may be cancelled by SIGINT), briefly: tofu is waiting to exit
+					cleanCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+					removed, rerr := removeVolumeIfPresent(cleanCtx, r.Client(), poolName, doc.Name, lockKey)
+					cancel()
+					if removed {
+						msg += "; the incomplete volume was deleted on a new connection"
+					} else if rerr != nil {
+						r.recordUnfinished(req.Plan.Raw, vol, poolName, doc.Name, resp)
+						msg += fmt.Sprintf("; the volume may remain half-written and is recorded as tainted: the next apply deletes and "+
+							"re-creates it (or remove it by hand: virsh vol-delete --pool %s %s) (%v)", poolName, doc.Name, rerr)
+					}
+				}
+				resp.Diagnostics.AddError("Cannot create volume from content", msg)
+				return
+			}
 		}
 	} else {
 		xml, err := doc.Marshal()

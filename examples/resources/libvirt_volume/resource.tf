@@ -62,3 +62,18 @@ resource "libvirt_volume" "fedora_base" {
   pool   = "default"
   create = { content = { url = "https://images.example.com/fedora.raw.xz" } }
 }
+
+# An image in a Ceph rbd pool: libvirt cannot upload into RBD, so the content
+# goes into a staging volume of a dir pool on the same host first and QEMU
+# copies it into the RBD image (raw; the qcow2 image is converted). The
+# staging volume is deleted afterwards; a failure leaves nothing behind.
+resource "libvirt_volume" "rbd_root" {
+  name = "vm3-root"
+  pool = "ceph-rbd" # a libvirt_pool of type rbd
+  create = {
+    content = {
+      url          = "https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2"
+      staging_pool = "default"
+    }
+  }
+}
