@@ -70,7 +70,9 @@ module "cluster" {
   }
   talos_image        = var.talos_image
   talos_image_format = "raw"
-  talos_version      = var.talos_version
-  controlplane_count = 3
-  worker_count       = var.worker_count
+  # The image reaches RBD through a dir pool on each host.
+  talos_image_staging_pool = var.staging_pool
+  talos_version            = var.talos_version
+  controlplane_count       = 3
+  worker_count             = var.worker_count
 }

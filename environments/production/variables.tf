@@ -92,6 +92,18 @@ variable "pool_name" {
   }
 }
 
+variable "staging_pool" {
+  description = "A dir (or fs, netfs) pool that exists on every host with room for the Talos image: libvirt cannot upload into RBD, so each host's image is uploaded there first and copied into RBD by QEMU."
+  type        = string
+  default     = "default"
+  nullable    = false
+
+  validation {
+    condition     = can(regex("^[A-Za-z0-9_.-]+$", var.staging_pool)) && var.staging_pool != var.pool_name
+    error_message = "staging_pool must be the name of a dir, fs or netfs pool on every host, not the rbd pool itself."
+  }
+}
+
 variable "bridge" {
   description = "The host bridge, present on every host and on one L2 segment, the nodes are attached to."
   type        = string

@@ -170,7 +170,8 @@ resource "libvirt_volume" "talos_image" {
     format = { type = var.talos_image_format }
   }
   create = {
-    content = { url = var.talos_image }
+    # Into an rbd pool through a staging volume of talos_image_staging_pool.
+    content = { url = var.talos_image, staging_pool = var.talos_image_staging_pool }
   }
 }
 
@@ -187,7 +188,8 @@ resource "libvirt_volume" "talos_image_copy" {
     format = { type = var.talos_image_format }
   }
   create = {
-    content = { url = var.talos_image }
+    # Into an rbd pool through a staging volume of talos_image_staging_pool.
+    content = { url = var.talos_image, staging_pool = var.talos_image_staging_pool }
   }
 }
 

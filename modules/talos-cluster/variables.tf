@@ -532,7 +532,18 @@ variable "rbd" {
   }
 
   validation {
+    condition     = var.rbd == null || var.talos_image_staging_pool != null
+    error_message = "rbd needs talos_image_staging_pool: libvirt cannot upload into an rbd pool, the image goes through a dir pool on each host."
+  }
+
+  validation {
     condition     = var.rbd == null || var.talos_image_format == "raw"
     error_message = "rbd needs talos_image_format = \"raw\": an rbd pool holds raw images only."
   }
+}
+
+variable "talos_image_staging_pool" {
+  description = "Only when pool is of type rbd (Ceph), and needed there: a dir, fs or netfs pool on every host with nodes, with room for the image. libvirt cannot upload into RBD, so each host's image is uploaded into a staging volume there and copied into RBD by QEMU (create.content.staging_pool). null (default): the image is uploaded into pool directly."
+  type        = string
+  default     = null
 }

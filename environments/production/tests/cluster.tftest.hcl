@@ -141,3 +141,9 @@ run "reject_ceph_user_with_client_prefix" {
   variables { ceph_user = "client.libvirt" }
   expect_failures = [var.ceph_user]
 }
+
+run "reject_staging_pool_that_is_the_rbd_pool" {
+  command = plan
+  variables { staging_pool = "ceph" }
+  expect_failures = [var.staging_pool]
+}

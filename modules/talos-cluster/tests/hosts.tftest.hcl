@@ -166,6 +166,10 @@ run "image_once_per_host_disks_from_their_host" {
     error_message = "a copy is the same image uploaded under a per-host name"
   }
   assert {
+    condition     = libvirt_volume.talos_image.create.content.staging_pool == null && libvirt_volume.talos_image_copy["virt-2"].create.content.staging_pool == null
+    error_message = "without talos_image_staging_pool the image is uploaded into pool directly"
+  }
+  assert {
     condition     = libvirt_volume.talos_image.host == "virt-1" && libvirt_volume.talos_image_copy["virt-2"].host == "virt-2" && libvirt_volume.talos_image_copy["virt-3"].host == "virt-3"
     error_message = "the image and each copy must be uploaded through their own host"
   }
@@ -277,10 +281,11 @@ run "rbd_network_disks" {
   command = plan
 
   variables {
-    hosts          = ["virt-1", "virt-2", "virt-3"]
-    bridge         = "br0"
-    pool           = "ceph"
-    node_disk_mode = "clone"
+    hosts                    = ["virt-1", "virt-2", "virt-3"]
+    bridge                   = "br0"
+    pool                     = "ceph"
+    node_disk_mode           = "clone"
+    talos_image_staging_pool = "default"
     rbd = {
       ceph_pool   = "k8s"
       monitors    = [{ host = "10.0.0.1" }, { host = "10.0.0.2", port = "3300" }]
@@ -312,6 +317,10 @@ run "rbd_network_disks" {
   assert {
     condition     = libvirt_volume.node["lab-cp-2"].pool == "ceph" && libvirt_volume.node["lab-cp-2"].host == "virt-2"
     error_message = "the RBD image is still made through the node's host in pool"
+  }
+  assert {
+    condition     = libvirt_volume.talos_image.create.content.staging_pool == "default" && libvirt_volume.talos_image_copy["virt-3"].create.content.staging_pool == "default"
+    error_message = "the image and its copies go into RBD through the staging pool"
   }
 }
 
@@ -459,7 +468,8 @@ run "reject_bad_node_disk_mode" {
 run "reject_rbd_without_clone" {
   command = plan
   variables {
-    rbd = { ceph_pool = "k8s", monitors = [{ host = "10.0.0.1" }], username = "libvirt", secret_uuid = "6c0fb5d1-8a5e-5c38-9f0e-3d8b4a1c2e7f" }
+    talos_image_staging_pool = "default"
+    rbd                      = { ceph_pool = "k8s", monitors = [{ host = "10.0.0.1" }], username = "libvirt", secret_uuid = "6c0fb5d1-8a5e-5c38-9f0e-3d8b4a1c2e7f" }
   }
   expect_failures = [var.rbd]
 }
@@ -467,8 +477,9 @@ run "reject_rbd_without_clone" {
 run "reject_rbd_without_monitors" {
   command = plan
   variables {
-    node_disk_mode = "clone"
-    rbd            = { ceph_pool = "k8s", monitors = [], username = "libvirt", secret_uuid = "6c0fb5d1-8a5e-5c38-9f0e-3d8b4a1c2e7f" }
+    node_disk_mode           = "clone"
+    talos_image_staging_pool = "default"
+    rbd                      = { ceph_pool = "k8s", monitors = [], username = "libvirt", secret_uuid = "6c0fb5d1-8a5e-5c38-9f0e-3d8b4a1c2e7f" }
   }
   expect_failures = [var.rbd]
 }
@@ -476,8 +487,9 @@ run "reject_rbd_without_monitors" {
 run "reject_rbd_bad_secret_uuid" {
   command = plan
   variables {
-    node_disk_mode = "clone"
-    rbd            = { ceph_pool = "k8s", monitors = [{ host = "10.0.0.1" }], username = "libvirt", secret_uuid = "not-a-uuid" }
+    node_disk_mode           = "clone"
+    talos_image_staging_pool = "default"
+    rbd                      = { ceph_pool = "k8s", monitors = [{ host = "10.0.0.1" }], username = "libvirt", secret_uuid = "not-a-uuid" }
   }
   expect_failures = [var.rbd]
 }
@@ -485,9 +497,19 @@ run "reject_rbd_bad_secret_uuid" {
 run "reject_rbd_qcow2_image" {
   command = plan
   variables {
-    node_disk_mode     = "clone"
-    talos_image_format = "qcow2"
-    rbd                = { ceph_pool = "k8s", monitors = [{ host = "10.0.0.1" }], username = "libvirt", secret_uuid = "6c0fb5d1-8a5e-5c38-9f0e-3d8b4a1c2e7f" }
+    node_disk_mode           = "clone"
+    talos_image_format       = "qcow2"
+    talos_image_staging_pool = "default"
+    rbd                      = { ceph_pool = "k8s", monitors = [{ host = "10.0.0.1" }], username = "libvirt", secret_uuid = "6c0fb5d1-8a5e-5c38-9f0e-3d8b4a1c2e7f" }
+  }
+  expect_failures = [var.rbd]
+}
+
+run "reject_rbd_without_staging_pool" {
+  command = plan
+  variables {
+    node_disk_mode = "clone"
+    rbd            = { ceph_pool = "k8s", monitors = [{ host = "10.0.0.1" }], username = "libvirt", secret_uuid = "6c0fb5d1-8a5e-5c38-9f0e-3d8b4a1c2e7f" }
   }
   expect_failures = [var.rbd]
 }
