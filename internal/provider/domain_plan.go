@@ -52,7 +52,7 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if arch := treeresource.Nested(plan["os"], "type_arch"); !arch.IsNull() && changed(arch, treeresource.Nested(state["os"], "type_arch")) {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("os").AtName("type_arch"))
 	}
-	if len(resp.RequiresReplace) > 0 {
+	if len(resp.RequiresReplace) > 0 || r.planMove(ctx, resp, plan, state) {
 		return
 	}
 

@@ -140,12 +140,26 @@ func onlyHostDiffers(typ tftypes.Type, a, b *tfprotov6.DynamicValue) bool {
 }
 
 func (s *hostServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	if _, ok := s.hostedType(ctx, req.TypeName); ok {
-		if h, ok := hostOf(req.CurrentState); ok {
-			ctx = withHost(ctx, h)
+	typ, ok := s.hostedType(ctx, req.TypeName)
+	if !ok {
+		return s.Server.ReadResource(ctx, req)
+	}
+	h, ok := hostOf(req.CurrentState)
+	if !ok {
+		return s.Server.ReadResource(ctx, req)
+	}
+	resp, err := s.Server.ReadResource(withHost(ctx, h), req)
+	if err != nil || resp == nil || h.null || h.unknown {
+		return resp, err
+	}
+	// The read after an import starts from nothing but the id and the host
+	// (ImportResourceState) and may drop the host with the rest.
+	if got, ok := hostOf(resp.NewState); ok && got.null {
+		if st, err := setHost(typ, resp.NewState, h.name); err == nil {
+			resp.NewState = st
 		}
 	}
-	return s.Server.ReadResource(ctx, req)
+	return resp, nil
 }
 
 // ImportResourceState imports "NAME/ID" from host NAME when NAME is one of the

@@ -38,6 +38,7 @@ func NewDomainResource() resource.Resource {
 
 type domainResource struct {
 	treeresource.Base[libvirtxml.Domain]
+	hosts *hostSet // the provider's hosts, for a move (domain_move.go)
 }
 
 // The domain's own (provider-level) attributes, beside the XML tree.
@@ -111,6 +112,7 @@ func domainOwnSpec() treeresource.Spec[libvirtxml.Domain] {
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description: "When a change to a running domain only takes effect at its next boot, restart it (graceful shutdown, then start) during apply. When false, the change waits for the next boot and the plan shows a warning. Default: false.",
 			},
+			attrHost: domainHostAttribute(),
 			attrConsoleURLs: schema.ListAttribute{
 				Computed: true, ElementType: types.StringType,
 				Description: "Graphical console URLs of the running domain, read from its live definition (vnc://host:port, spice://host:port; host is the connection's host).",
@@ -234,7 +236,7 @@ func keepVCPUCurrent(priorDoc map[string]tftypes.Value, def *libvirtxml.Domain) 
 }
 
 func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
+	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) || !r.applyMove(ctx, req, resp) {
 		return
 	}
 	plan := treeresource.ObjectAttrs(req.Plan.Raw)
