@@ -371,9 +371,10 @@ resource "libvirt_domain" "local" {
 				ExpectError: regexp.MustCompile(`(?s)cannot move.*disk "vda": host "b" has no storage pool\s+"tfacc-mh-only-a".*disk "vdb": file\s+/var/tmp/tfacc-mh-only-a/tfacc-mh-local2.qcow2 is in no\s+storage pool of host "b"`),
 			},
 			{
-				Config:   config("a"),
-				PlanOnly: true,
-				Check:    checkDomainOn(t, uriB, name, "a", false),
+				// nothing changed: an empty plan, the domain still on host a
+				Config:           config("a"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            checkDomainOn(t, uriB, name, "a", false),
 			},
 		},
 	})
@@ -522,5 +523,113 @@ resource "libvirt_pool" "p" {
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`host "c" is not one of the provider's hosts \(a, b\)`),
 		}},
+	})
+}
+
+// TestAccHosts_failedMigration: a migration that fails (host b cannot create
+// the domain's tap device: host a's running copy holds that name, as it
+// would not on another machine) leaves the domain running on host a, not
+// restarted, the state unchanged (the next plan moves again) and nothing on
+// host b.
+func TestAccHosts_failedMigration(t *testing.T) {
+	uriB := testAccURIB(t)
+	name := "tfacc-mh-fail"
+	removeDomainEverywhere(t, uriB, name)
+	config := func(host string) string {
+		return strings.Replace(testAccHostsPlainDomain(uriB, name, host, true, ""),
+			`graphics = [{ vnc = { listen = "127.0.0.1", auto_port = true } }]`,
+			`interfaces = [{ type = "ethernet", target = { dev = "tfmhtap0" }, model = { type = "virtio" } }]`, 1)
+	}
+	var domID string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             checkGoneFromBoth(t, uriB, []string{name}, nil, nil, nil),
+		Steps: []resource.TestStep{
+			{
+				Config: config("a"),
+				Check:  resource.ComposeTestCheckFunc(checkDomainOn(t, uriB, name, "a", true), testCheckDomID(name, &domID)),
+			},
+			{
+				Config:      config("b"),
+				ExpectError: regexp.MustCompile(`(?s)Cannot move domain.*tfmhtap0 interface already exists`),
+			},
+			{
+				// nothing moved, nothing restarted; the state still says host a
+				Config:           config("a"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: resource.ComposeTestCheckFunc(checkDomainOn(t, uriB, name, "a", true),
+					testCheckDomIDIs(name, &domID, true)),
+			},
+			{
+				Config:             config("b"),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
+
+// TestAccHosts_aliasSwitchOrphans records what the alternative to hosts does
+// (docs/adr/0002-several-hosts.md): with one provider alias per host,
+// pointing a resource at another alias makes the refresh look for it on the
+// new host, where it is not; the plan creates it there (no replacement), and
+// the object on the old host stays behind, in no state.
+func TestAccHosts_aliasSwitchOrphans(t *testing.T) {
+	uriB := testAccURIB(t)
+	name := "tfacc-mh-alias"
+	config := func(alias string) string {
+		return fmt.Sprintf(`
+provider "libvirt" {
+  alias = "a"
+  uri   = %[1]q
+}
+
+provider "libvirt" {
+  alias = "b"
+  uri   = %[2]q
+}
+
+resource "libvirt_pool" "pool" {
+  provider = libvirt.%[3]s
+  name     = %[4]q
+  type     = "dir"
+  target   = { path = "/var/tmp/%[4]s" }
+}
+`, testAccURI(), uriB, alias, name)
+	}
+	t.Cleanup(func() {
+		onHost(t, testAccURI(), func(l *libvirt.Libvirt) error {
+			if p, err := l.StoragePoolLookupByName(name); err == nil {
+				_ = l.StoragePoolDestroy(p)
+				return l.StoragePoolUndefine(p)
+			}
+			return nil
+		})
+		os.RemoveAll("/var/tmp/" + name)
+	})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config("a")},
+			{
+				Config: config("b"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_pool.pool", plancheck.ResourceActionCreate)},
+				},
+				Check: func(*terraform.State) error {
+					var onA bool
+					onHost(t, testAccURI(), func(l *libvirt.Libvirt) error {
+						_, err := l.StoragePoolLookupByName(name)
+						onA = err == nil
+						return nil
+					})
+					if !onA {
+						return fmt.Errorf("pool %s is gone from host a: the alias switch did not leave it behind", name)
+					}
+					t.Logf("alias switch a -> b: a create planned on b; pool %s stays on host a, in no state", name)
+					return nil
+				},
+			},
+		},
 	})
 }
