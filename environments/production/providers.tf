@@ -1,23 +1,10 @@
-# Production defines no resources yet: it pins the providers and the
-# backend so that the first resources land in a prepared root.
+# One provider, three hosts: every resource names its host (a key of
+# libvirt_hosts); the provider's own uri is the first host's, so nothing
+# falls back to the machine running tofu.
 
 provider "libvirt" {
-  uri = var.libvirt_uri
+  uri   = local.provider_uri
+  hosts = { for name, uri in var.libvirt_hosts : name => { uri = uri } }
 }
 
 provider "talos" {}
-
-variable "libvirt_uri" {
-  description = "libvirt connection URI of the production host, e.g. qemu+ssh://deploy@virt-1.example.internal/system. Required: production never defaults to the machine running tofu."
-  type        = string
-
-  validation {
-    condition     = can(regex("^[a-z0-9]+\\+(ssh|libssh|libssh2|tls|tcp)://([^@/]+@)?[^@/:?]+(:[0-9]+)?/", var.libvirt_uri))
-    error_message = "libvirt_uri must name a remote host with a transport, e.g. qemu+ssh://deploy@virt-1.example.internal/system or qemu+tls://virt-1.example.internal/system."
-  }
-
-  validation {
-    condition     = !can(regex("^[a-z0-9+]+://([^@/]+@)?(localhost|127\\.[0-9.]+|\\[::1\\])(:[0-9]+)?/", var.libvirt_uri))
-    error_message = "libvirt_uri must not point at the local host (localhost, 127.x, [::1]): production runs against its own host."
-  }
-}

@@ -17,6 +17,7 @@ locals {
 resource "libvirt_volume" "base" {
   count = local.upload_image ? 1 : 0
 
+  host = var.host
   name = "${var.name}-base.${var.image_format}"
   pool = var.pool
   target = {
@@ -44,6 +45,7 @@ locals {
 # Root disk: a qcow2 overlay on the base, so the base stays untouched and
 # several VMs can share it.
 resource "libvirt_volume" "root" {
+  host          = var.host
   name          = "${var.name}-root.qcow2"
   pool          = var.pool
   capacity      = local.disk_bytes
@@ -72,8 +74,9 @@ resource "libvirt_cloudinit_disk" "this" {
 }
 
 # The ISO only exists on the machine running tofu; this volume uploads it
-# into the pool so the domain can attach it.
+# into the pool (on var.host) so the domain can attach it.
 resource "libvirt_volume" "cloudinit" {
+  host = var.host
   name = "${var.name}-cloudinit.iso"
   pool = var.pool
   # No target format: libvirt probes the upload and reports "iso".
@@ -122,6 +125,7 @@ locals {
 resource "libvirt_volume" "data" {
   count = length(var.data_disks)
 
+  host          = var.host
   name          = "${var.name}-data-${count.index}.qcow2"
   pool          = var.pool
   capacity      = var.data_disks[count.index].size_gib * 1073741824
@@ -193,7 +197,12 @@ locals {
   }
 }
 
+# The address lookup. Data sources have no host yet (the provider gives
+# resources one), and this one would look the domain up on the provider's
+# uri: on a named host it is left out, and ip_address is null.
 data "libvirt_domain_interface_addresses" "this" {
+  count = var.host == null ? 1 : 0
+
   domain = libvirt_domain.this.id
   source = var.address_source
   wait   = var.wait_for_ip_timeout == null || !var.running ? null : { timeout = var.wait_for_ip_timeout, until = "ipv4" }
@@ -211,11 +220,12 @@ locals {
 module "address" {
   source = "./modules/nic-address"
 
-  interfaces  = data.libvirt_domain_interface_addresses.this.interfaces
+  interfaces  = one(data.libvirt_domain_interface_addresses.this[*].interfaces)
   mac_address = local.nic_mac
 }
 
 resource "libvirt_domain" "this" {
+  host        = var.host
   name        = var.name
   type        = var.domain_type
   memory      = var.memory_mib

@@ -14,7 +14,7 @@ output "mac_address" {
 }
 
 output "ip_address" {
-  description = "First IPv4 address reported for the NIC by address_source; null until the guest has one."
+  description = "First IPv4 address reported for the NIC by address_source; null until the guest has one, and always null with host (no address lookup on a named host yet)."
   value       = module.address.ip_address
 }
 

@@ -419,3 +419,14 @@ variable "wait_for_ip_timeout" {
   type        = string
   default     = "5m"
 }
+
+variable "host" {
+  description = "The libvirt host the VM lives on: a name from the provider's hosts map. Every volume the module creates (base image, root overlay, data disks, cloud-init ISO) and the domain use that host's connection; the address lookup is left out (data sources have no host yet), so ip_address is null. null (default): the provider's own uri, as before hosts existed."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.host == null || can(regex("^[A-Za-z0-9][A-Za-z0-9_.-]*$", coalesce(var.host, "-")))
+    error_message = "host must be the name of one of the provider's hosts (letters, digits, '_', '.', '-'), or null for the provider's own uri."
+  }
+}

@@ -12,22 +12,30 @@ locals {
   # MAC and IP reservation are derived from the same value.
   mac_cluster_byte = parseint(substr(md5(var.cluster_name), 0, 2), 16)
 
+  # Placement over var.hosts (null: every resource on the provider's own
+  # uri). One round-robin over the hosts in their order: the control planes
+  # first (cp-1 on hosts[0], cp-2 on hosts[1], ...), so no two share a host
+  # while hosts remain, then the workers, continuing after the last control
+  # plane. node_hosts pins single nodes and overrides the rule for them only.
+  host_count = var.hosts == null ? 1 : length(var.hosts)
   controlplanes = {
     for i in range(var.controlplane_count) : "${var.cluster_name}-cp-${i + 1}" => {
-      role       = "controlplane"
-      host       = var.controlplane_ip_offset + i
-      memory_mib = var.controlplane.memory_mib
-      vcpus      = var.controlplane.vcpus
-      disk_gib   = var.controlplane.disk_gib
+      role         = "controlplane"
+      libvirt_host = var.hosts == null ? null : lookup(var.node_hosts, "${var.cluster_name}-cp-${i + 1}", var.hosts[i % local.host_count])
+      host         = var.controlplane_ip_offset + i
+      memory_mib   = var.controlplane.memory_mib
+      vcpus        = var.controlplane.vcpus
+      disk_gib     = var.controlplane.disk_gib
     }
   }
   workers = {
     for i in range(var.worker_count) : "${var.cluster_name}-worker-${i + 1}" => {
-      role       = "worker"
-      host       = var.worker_ip_offset + i
-      memory_mib = var.worker.memory_mib
-      vcpus      = var.worker.vcpus
-      disk_gib   = var.worker.disk_gib
+      role         = "worker"
+      libvirt_host = var.hosts == null ? null : lookup(var.node_hosts, "${var.cluster_name}-worker-${i + 1}", var.hosts[(var.controlplane_count + i) % local.host_count])
+      host         = var.worker_ip_offset + i
+      memory_mib   = var.worker.memory_mib
+      vcpus        = var.worker.vcpus
+      disk_gib     = var.worker.disk_gib
     }
   }
   nodes = {
@@ -38,6 +46,14 @@ locals {
       wwn = format("0x5%s%06x", substr(md5(var.cluster_name), 0, 9), n.host)
     })
   }
+
+  # The hosts that get nodes, in the order of var.hosts ([null] without
+  # hosts). The first one gets the NAT network (without bridge) and the
+  # Talos image volume; every other one its own copy of the image, so each
+  # node disk is made from an image on its own host.
+  used_hosts   = var.hosts == null ? [null] : [for h in var.hosts : h if contains([for n in values(local.nodes) : n.libvirt_host], h)]
+  first_host   = local.used_hosts[0]
+  image_copies = toset(slice(local.used_hosts, 1, length(local.used_hosts)))
 
   controlplane_names = sort(keys(local.controlplanes))
   controlplane_ips   = [for name in local.controlplane_names : local.nodes[name].ip]
@@ -96,7 +112,12 @@ locals {
 
 # --- libvirt: network, image, disks, domains ---------------------------------
 
+# The NAT network (without bridge): on the first host, which then is the
+# only host (bridge is required for more than one).
 resource "libvirt_network" "this" {
+  count = var.bridge == null ? 1 : 0
+
+  host      = local.first_host
   name      = var.cluster_name
   autostart = var.autostart
   forward   = { mode = "nat" }
@@ -136,31 +157,77 @@ resource "libvirt_network" "this" {
   }
 }
 
+moved {
+  from = libvirt_network.this
+  to   = libvirt_network.this[0]
+}
+
 resource "libvirt_volume" "talos_image" {
+  host = local.first_host
   name = "${var.cluster_name}-talos.${var.talos_image_format}"
   pool = var.pool
   target = {
     format = { type = var.talos_image_format }
   }
   create = {
-    content = { url = var.talos_image }
+    # Into an rbd pool through a staging volume of talos_image_staging_pool.
+    content = { url = var.talos_image, staging_pool = var.talos_image_staging_pool }
   }
+}
+
+# The image again on every other host that gets nodes (hosts): a volume
+# made through one host's connection is not in another host's pool until
+# that pool is refreshed, so each host's node disks come from its own copy.
+resource "libvirt_volume" "talos_image_copy" {
+  for_each = local.image_copies
+
+  host = each.key
+  name = "${var.cluster_name}-talos-${each.key}.${var.talos_image_format}"
+  pool = var.pool
+  target = {
+    format = { type = var.talos_image_format }
+  }
+  create = {
+    # Into an rbd pool through a staging volume of talos_image_staging_pool.
+    content = { url = var.talos_image, staging_pool = var.talos_image_staging_pool }
+  }
+}
+
+locals {
+  # The image volume on each node's host, and the node disks' format:
+  # "overlay" is a qcow2 overlay backed by the image's path, "clone" a full
+  # copy in the image's format made by libvirt on the host (RBD pools only
+  # hold raw volumes, and Ceph clones them itself).
+  # Keyed by host name ("" for the provider's own uri).
+  host_images = merge(
+    { (local.first_host == null ? "" : local.first_host) = { name = libvirt_volume.talos_image.name, path = libvirt_volume.talos_image.path } },
+    { for h, v in libvirt_volume.talos_image_copy : h => { name = v.name, path = v.path } },
+  )
+  node_image       = { for name, n in local.nodes : name => local.host_images[n.libvirt_host == null ? "" : n.libvirt_host] }
+  node_disk_format = var.node_disk_mode == "clone" ? var.talos_image_format : "qcow2"
+  # backing_store is computed too: tests assert on this, not on the
+  # attribute a mock provider fills in.
+  node_backing_store = { for name, n in local.nodes : name => var.node_disk_mode == "overlay" ? {
+    path   = local.node_image[name].path
+    format = { type = var.talos_image_format }
+  } : null }
 }
 
 resource "libvirt_volume" "node" {
   for_each = local.nodes
 
-  name          = "${each.key}.qcow2"
+  host          = each.value.libvirt_host
+  name          = "${each.key}.${local.node_disk_format}"
   pool          = var.pool
   capacity      = each.value.disk_gib * 1073741824
   capacity_unit = "bytes"
   target = {
-    format = { type = "qcow2" }
+    format = { type = local.node_disk_format }
   }
-  backing_store = {
-    path   = libvirt_volume.talos_image.path
-    format = { type = var.talos_image_format }
-  }
+  backing_store = local.node_backing_store[each.key]
+  create = var.node_disk_mode == "clone" ? {
+    clone = { volume = local.node_image[each.key].name }
+  } : null
 }
 
 locals {
@@ -182,18 +249,35 @@ locals {
     cmdline = try(var.kernel_boot.cmdline, null)
   }
   node_devices = { for name, node in local.nodes : name => {
+    # A volume of pool, or with rbd a network disk that QEMU opens in Ceph
+    # itself (libvirt attaches no volumes of rbd pools as volume disks).
     disks = [{
-      source = { volume = { pool = var.pool, volume = libvirt_volume.node[name].name } }
+      type = var.rbd == null ? null : "network"
+      source = {
+        volume = var.rbd == null ? { pool = var.pool, volume = libvirt_volume.node[name].name } : null
+        network = var.rbd == null ? null : {
+          protocol = "rbd"
+          name     = "${var.rbd.ceph_pool}/${libvirt_volume.node[name].name}"
+          hosts    = [for m in var.rbd.monitors : { name = m.host, port = m.port }]
+          auth = {
+            username = var.rbd.username
+            secret   = { type = "ceph", uuid = var.rbd.secret_uuid }
+          }
+        }
+      }
       target = { dev = var.disk_bus == "scsi" ? "sda" : "vda", bus = var.disk_bus }
-      driver = { type = "qcow2" }
+      driver = { name = var.rbd == null ? null : "qemu", type = local.node_disk_format }
       wwn    = var.disk_bus == "scsi" ? node.wwn : null
     }]
     controllers = var.disk_bus == "scsi" ? [{ type = "scsi", model = "virtio-scsi" }] : null
     interfaces = [{
-      type   = "network"
-      model  = { type = "virtio" }
-      source = { network = { network = libvirt_network.this.name } }
-      mac    = { address = node.mac }
+      type  = var.bridge == null ? "network" : "bridge"
+      model = { type = "virtio" }
+      source = {
+        network = var.bridge == null ? { network = one(libvirt_network.this[*].name) } : null
+        bridge  = var.bridge == null ? null : { bridge = var.bridge }
+      }
+      mac = { address = node.mac }
     }]
     serials  = [{ target = { port = 0 } }]
     consoles = [{ target = { type = "serial", port = 0 } }]
@@ -209,6 +293,7 @@ locals {
 resource "libvirt_domain" "node" {
   for_each = local.nodes
 
+  host        = each.value.libvirt_host
   name        = each.key
   type        = var.domain_type
   memory      = each.value.memory_mib
@@ -224,6 +309,15 @@ resource "libvirt_domain" "node" {
   cpu      = local.cpu
 
   devices = local.node_devices[each.key]
+
+  lifecycle {
+    # Control-plane anti-affinity also holds for nodes pinned by node_hosts.
+    precondition {
+      condition = (each.value.role != "controlplane" || !var.controlplane_anti_affinity || var.hosts == null
+      || length([for n in values(local.nodes) : n if n.role == "controlplane" && n.libvirt_host == each.value.libvirt_host]) == 1)
+      error_message = "Control planes ${join(", ", sort([for name, n in local.nodes : name if n.role == "controlplane" && n.libvirt_host == each.value.libvirt_host]))} share host ${coalesce(each.value.libvirt_host, "-")}: with controlplane_anti_affinity each control plane needs a host of its own (check node_hosts, or set controlplane_anti_affinity = false)."
+    }
+  }
 }
 
 # --- Talos ---------------------------------------------------------------------
@@ -295,11 +389,13 @@ resource "talos_machine_configuration_apply" "node" {
   client_configuration        = local.secrets.client_configuration
   machine_configuration_input = data.talos_machine_configuration.role[each.value.role].machine_configuration
   # The address Talos is reached at is the one the network reserves for
-  # this domain's MAC, read from both resources rather than from locals.
-  node = one([
-    for h in libvirt_network.this.ips[0].dhcp.hosts : h.ip
+  # this domain's MAC, read from both resources rather than from locals. On
+  # a bridge the reservation lives in the LAN's DHCP server (output nodes),
+  # so it is the node's planned address.
+  node = var.bridge == null ? one([
+    for h in flatten(libvirt_network.this[*].ips[0].dhcp.hosts) : h.ip
     if lower(h.mac) == lower(libvirt_domain.node[each.key].devices.interfaces[0].mac.address)
-  ])
+  ]) : each.value.ip
   endpoint       = each.value.ip
   config_patches = [local.hostname_patches[each.key]]
 

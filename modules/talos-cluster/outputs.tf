@@ -34,13 +34,13 @@ output "worker_ips" {
 }
 
 output "nodes" {
-  description = "Every node: name => { role, ip, mac, wwn } (wwn: of the node's disk when disk_bus is scsi, else null)."
-  value       = { for name, n in local.nodes : name => { role = n.role, ip = n.ip, mac = n.mac, wwn = var.disk_bus == "scsi" ? n.wwn : null } }
+  description = "Every node: name => { role, ip, mac, wwn, host } (wwn: of the node's disk when disk_bus is scsi, else null; host: the libvirt host it is placed on, null without hosts). With bridge, mac => ip are the reservations the LAN's DHCP server needs."
+  value       = { for name, n in local.nodes : name => { role = n.role, ip = n.ip, mac = n.mac, wwn = var.disk_bus == "scsi" ? n.wwn : null, host = n.libvirt_host } }
 }
 
 output "network_name" {
-  description = "Name of the cluster's libvirt network."
-  value       = libvirt_network.this.name
+  description = "Name of the cluster's libvirt network; null with bridge (no network is created)."
+  value       = one(libvirt_network.this[*].name)
 }
 
 output "image_factory_schematic_id" {
@@ -56,4 +56,9 @@ output "talos_image_urls" {
 output "installer_image" {
   description = "The machine.install.image the nodes are configured with (null: Talos' default)."
   value       = local.installer_image
+}
+
+output "nodes_by_host" {
+  description = "host => the nodes placed on it, sorted (without hosts: one entry \"\" for the provider's own uri)."
+  value       = { for h in local.used_hosts : (h == null ? "" : h) => sort([for name, n in local.nodes : name if n.libvirt_host == h]) }
 }

@@ -384,3 +384,166 @@ variable "kernel_boot" {
     error_message = "kernel_boot.kernel and kernel_boot.initrd must be absolute host paths."
   }
 }
+
+# --- Several libvirt hosts -----------------------------------------------------
+
+variable "hosts" {
+  description = "Names of the libvirt hosts (keys of the provider's hosts map) to spread the nodes over, in order. Control planes go round-robin first (cp-1 on hosts[0], cp-2 on hosts[1], ...), then the workers continue the round-robin after the last control plane; node_hosts overrides single nodes. More than one host needs bridge (the NAT network exists on one host only) and shared storage for live migration. null (default): everything on the provider's own uri, as before."
+  type        = list(string)
+  default     = null
+
+  validation {
+    condition     = var.hosts == null || try(length(var.hosts) >= 1, false)
+    error_message = "hosts must name at least one host, or be null for the provider's own uri."
+  }
+
+  validation {
+    condition     = alltrue([for h in coalesce(var.hosts, []) : can(regex("^[A-Za-z0-9][A-Za-z0-9_.-]*$", h))])
+    error_message = "Each host must be a name from the provider's hosts map: letters, digits, '_', '.' and '-' (it also names that host's copy of the Talos image)."
+  }
+
+  validation {
+    condition     = var.hosts == null || length(distinct(coalesce(var.hosts, []))) == length(coalesce(var.hosts, []))
+    error_message = "hosts lists a host more than once."
+  }
+
+  validation {
+    condition     = var.hosts == null || !var.controlplane_anti_affinity || var.controlplane_count <= length(coalesce(var.hosts, ["-"]))
+    error_message = "controlplane_count is larger than the number of hosts: with controlplane_anti_affinity every control plane needs a host of its own. Add hosts, lower controlplane_count, or set controlplane_anti_affinity = false."
+  }
+}
+
+variable "node_hosts" {
+  description = "Pins single nodes to hosts, overriding the round-robin of hosts for them: node name (<cluster_name>-cp-N, <cluster_name>-worker-N) => a name from hosts. The other nodes keep their round-robin place. Needs hosts."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+
+  validation {
+    condition     = length(var.node_hosts) == 0 || var.hosts != null
+    error_message = "node_hosts needs hosts (the hosts the nodes may be placed on)."
+  }
+
+  validation {
+    condition     = alltrue([for h in values(var.node_hosts) : contains(coalesce(var.hosts, []), h)])
+    error_message = "node_hosts names a host that is not in hosts: ${join(", ", sort(distinct([for h in values(var.node_hosts) : h if !contains(coalesce(var.hosts, []), h)])))}."
+  }
+
+  validation {
+    condition = alltrue([for n in keys(var.node_hosts) : contains(concat(
+      [for i in range(var.controlplane_count) : "${var.cluster_name}-cp-${i + 1}"],
+      [for i in range(var.worker_count) : "${var.cluster_name}-worker-${i + 1}"],
+    ), n)])
+    error_message = "node_hosts names nodes the cluster does not have: ${join(", ", sort([for n in keys(var.node_hosts) : n if !contains(concat([for i in range(var.controlplane_count) : "${var.cluster_name}-cp-${i + 1}"], [for i in range(var.worker_count) : "${var.cluster_name}-worker-${i + 1}"]), n)]))} (nodes are <cluster_name>-cp-N and <cluster_name>-worker-N)."
+  }
+}
+
+variable "controlplane_anti_affinity" {
+  description = "With hosts: no two control planes on one host (a host failure then costs etcd one member at most). controlplane_count may then not exceed the number of hosts, and node_hosts may not put two control planes together. false allows sharing."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
+variable "bridge" {
+  description = "A host bridge (e.g. \"br0\") present on every host and sharing one L2 segment, to attach the nodes to instead of the module's NAT network; required when hosts names more than one host. No libvirt network is created then: network_cidr is the bridge's subnet and the LAN's DHCP server must reserve each node's MAC for its address (output nodes) so the nodes are reachable in Talos' maintenance mode. null (default): the NAT network."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.bridge == null || can(regex("^[A-Za-z0-9][A-Za-z0-9_.:-]{0,14}$", coalesce(var.bridge, "-")))
+    error_message = "bridge must be a host interface name (1-15 characters), for example br0."
+  }
+
+  validation {
+    condition     = var.bridge != null || var.hosts == null || length(coalesce(var.hosts, [])) <= 1
+    error_message = "Nodes spread over several hosts need a network they all reach: set bridge to a host bridge present on every host (the module's NAT network exists on one host only)."
+  }
+
+  validation {
+    condition = var.bridge == null || alltrue([
+      for h in concat(
+        [for i in range(var.controlplane_count) : var.controlplane_ip_offset + i],
+        [for i in range(var.worker_count) : var.worker_ip_offset + i],
+      ) : h >= 1 && h < pow(2, 32 - try(tonumber(split("/", var.network_cidr)[1]), 24)) - 1
+    ])
+    error_message = "On a bridge, node addresses must be host addresses of network_cidr (not its network or broadcast address); adjust controlplane_ip_offset/worker_ip_offset or the counts."
+  }
+
+  validation {
+    condition = var.bridge == null || length(distinct(concat(
+      [for i in range(var.controlplane_count) : var.controlplane_ip_offset + i],
+      [for i in range(var.worker_count) : var.worker_ip_offset + i],
+    ))) == var.controlplane_count + var.worker_count
+    error_message = "Control-plane and worker addresses overlap: controlplane_ip_offset + controlplane_count must not reach worker_ip_offset (or the other way round)."
+  }
+
+  validation {
+    condition = var.bridge == null || var.vip == null || try(
+      cidrhost(var.network_cidr, 0) == cidrhost(format("%s/%s", var.vip, split("/", var.network_cidr)[1]), 0)
+      && !contains(concat(
+        [for i in range(var.controlplane_count) : cidrhost(var.network_cidr, var.controlplane_ip_offset + i)],
+        [for i in range(var.worker_count) : cidrhost(var.network_cidr, var.worker_ip_offset + i)],
+    ), var.vip), false)
+    error_message = "vip must be an unused address inside network_cidr (not a node's)."
+  }
+}
+
+variable "node_disk_mode" {
+  description = "How node disks are made from the Talos image: \"overlay\" (default; a qcow2 overlay backed by the image, <node>.qcow2) or \"clone\" (a full copy in talos_image_format made by libvirt on the node's host, <node>.<format>; what an RBD pool needs, which holds raw volumes only and clones them in Ceph)."
+  type        = string
+  default     = "overlay"
+  nullable    = false
+
+  validation {
+    condition     = contains(["overlay", "clone"], var.node_disk_mode)
+    error_message = "node_disk_mode must be \"overlay\" or \"clone\"."
+  }
+}
+
+variable "rbd" {
+  description = "Node disks as Ceph RBD network disks, for a pool of type rbd (libvirt attaches no volumes of rbd pools as volume disks): QEMU opens <ceph_pool>/<node>.<format> itself. ceph_pool: the Ceph pool behind pool; monitors: host and optional port; username: the cephx user without \"client.\"; secret_uuid: UUID of the libvirt secret (usage ceph) holding its key, the same UUID on every host (a migrating domain keeps its disk definition). Needs node_disk_mode = \"clone\" (RBD holds raw images only). null (default): volume disks of pool."
+  type = object({
+    ceph_pool   = string
+    monitors    = list(object({ host = string, port = optional(string) }))
+    username    = string
+    secret_uuid = string
+  })
+  default = null
+
+  validation {
+    condition     = var.rbd == null || try(length(var.rbd.monitors) >= 1, false)
+    error_message = "rbd.monitors must name at least one Ceph monitor."
+  }
+
+  validation {
+    condition     = var.rbd == null || can(regex("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$", try(var.rbd.secret_uuid, "")))
+    error_message = "rbd.secret_uuid must be the UUID of the libvirt ceph secret (8-4-4-4-12 hex digits)."
+  }
+
+  validation {
+    condition     = var.rbd == null || !startswith(try(var.rbd.username, ""), "client.")
+    error_message = "rbd.username is the cephx user without the \"client.\" prefix, e.g. libvirt."
+  }
+
+  validation {
+    condition     = var.rbd == null || var.node_disk_mode == "clone"
+    error_message = "rbd needs node_disk_mode = \"clone\": RBD images are raw, there are no qcow2 overlays."
+  }
+
+  validation {
+    condition     = var.rbd == null || var.talos_image_staging_pool != null
+    error_message = "rbd needs talos_image_staging_pool: libvirt cannot upload into an rbd pool, the image goes through a dir pool on each host."
+  }
+
+  validation {
+    condition     = var.rbd == null || var.talos_image_format == "raw"
+    error_message = "rbd needs talos_image_format = \"raw\": an rbd pool holds raw images only."
+  }
+}
+
+variable "talos_image_staging_pool" {
+  description = "Only when pool is of type rbd (Ceph), and needed there: a dir, fs or netfs pool on every host with nodes, with room for the image. libvirt cannot upload into RBD, so each host's image is uploaded into a staging volume there and copied into RBD by QEMU (create.content.staging_pool). null (default): the image is uploaded into pool directly."
+  type        = string
+  default     = null
+}

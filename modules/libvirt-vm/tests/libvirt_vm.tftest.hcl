@@ -83,7 +83,7 @@ run "sizes_and_type_wired" {
     error_message = "autostart/running not wired"
   }
   assert {
-    condition     = data.libvirt_domain_interface_addresses.this.wait == null
+    condition     = data.libvirt_domain_interface_addresses.this[0].wait == null
     error_message = "a stopped domain must not wait for an address"
   }
 }
@@ -364,15 +364,15 @@ run "address_lookup_wiring" {
   }
 
   assert {
-    condition     = data.libvirt_domain_interface_addresses.this.domain == libvirt_domain.this.id
+    condition     = data.libvirt_domain_interface_addresses.this[0].domain == libvirt_domain.this.id
     error_message = "addresses must be read for this domain"
   }
   assert {
-    condition     = data.libvirt_domain_interface_addresses.this.source == "agent"
+    condition     = data.libvirt_domain_interface_addresses.this[0].source == "agent"
     error_message = "address_source not wired"
   }
   assert {
-    condition     = data.libvirt_domain_interface_addresses.this.wait.timeout == "90s" && data.libvirt_domain_interface_addresses.this.wait.until == "ipv4"
+    condition     = data.libvirt_domain_interface_addresses.this[0].wait.timeout == "90s" && data.libvirt_domain_interface_addresses.this[0].wait.until == "ipv4"
     error_message = "wait_for_ip_timeout must wait for an IPv4 address"
   }
 }

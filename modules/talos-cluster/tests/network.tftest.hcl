@@ -17,11 +17,11 @@ run "network_is_nat_named_after_cluster" {
   command = plan
 
   assert {
-    condition     = libvirt_network.this.name == "lab" && libvirt_network.this.forward.mode == "nat"
+    condition     = libvirt_network.this[0].name == "lab" && libvirt_network.this[0].forward.mode == "nat"
     error_message = "the network must be a NAT network named after the cluster"
   }
   assert {
-    condition     = libvirt_network.this.autostart == true
+    condition     = libvirt_network.this[0].autostart == true
     error_message = "the network must autostart by default"
   }
 }
@@ -30,7 +30,7 @@ run "network_gateway_and_prefix" {
   command = plan
 
   assert {
-    condition     = libvirt_network.this.ips[0].address == "10.17.0.1" && libvirt_network.this.ips[0].prefix == 24
+    condition     = libvirt_network.this[0].ips[0].address == "10.17.0.1" && libvirt_network.this[0].ips[0].prefix == 24
     error_message = "gateway must be the first host of network_cidr with its prefix"
   }
 }
@@ -44,11 +44,11 @@ run "network_custom_cidr" {
   }
 
   assert {
-    condition     = libvirt_network.this.ips[0].address == "192.168.77.1" && libvirt_network.this.ips[0].prefix == 25
+    condition     = libvirt_network.this[0].ips[0].address == "192.168.77.1" && libvirt_network.this[0].ips[0].prefix == 25
     error_message = "network_cidr not wired"
   }
   assert {
-    condition     = libvirt_network.this.ips[0].dhcp.ranges[0].start == "192.168.77.64" && libvirt_network.this.ips[0].dhcp.ranges[0].end == "192.168.77.126"
+    condition     = libvirt_network.this[0].ips[0].dhcp.ranges[0].start == "192.168.77.64" && libvirt_network.this[0].ips[0].dhcp.ranges[0].end == "192.168.77.126"
     error_message = "the DHCP pool must be the upper half of a /25"
   }
   assert {
@@ -61,7 +61,7 @@ run "dhcp_pool_is_upper_half" {
   command = plan
 
   assert {
-    condition     = libvirt_network.this.ips[0].dhcp.ranges[0].start == "10.17.0.128" && libvirt_network.this.ips[0].dhcp.ranges[0].end == "10.17.0.254"
+    condition     = libvirt_network.this[0].ips[0].dhcp.ranges[0].start == "10.17.0.128" && libvirt_network.this[0].ips[0].dhcp.ranges[0].end == "10.17.0.254"
     error_message = "DHCP pool must be .128-.254 on a /24"
   }
 }
@@ -70,11 +70,11 @@ run "one_reservation_per_node" {
   command = plan
 
   assert {
-    condition     = length(libvirt_network.this.ips[0].dhcp.hosts) == 5
+    condition     = length(libvirt_network.this[0].ips[0].dhcp.hosts) == 5
     error_message = "3 control planes + 2 workers need 5 reservations"
   }
   assert {
-    condition     = length(distinct([for h in libvirt_network.this.ips[0].dhcp.hosts : h.mac])) == 5 && length(distinct([for h in libvirt_network.this.ips[0].dhcp.hosts : h.ip])) == 5
+    condition     = length(distinct([for h in libvirt_network.this[0].ips[0].dhcp.hosts : h.mac])) == 5 && length(distinct([for h in libvirt_network.this[0].ips[0].dhcp.hosts : h.ip])) == 5
     error_message = "reserved MACs and IPs must be unique"
   }
 }
@@ -84,14 +84,14 @@ run "reservation_of_first_controlplane" {
 
   assert {
     condition = contains(
-      [for h in libvirt_network.this.ips[0].dhcp.hosts : "${h.name}=${h.ip}"],
+      [for h in libvirt_network.this[0].ips[0].dhcp.hosts : "${h.name}=${h.ip}"],
       "lab-cp-1=10.17.0.10",
     )
     error_message = "lab-cp-1 must be reserved 10.17.0.10"
   }
   assert {
     condition = contains(
-      [for h in libvirt_network.this.ips[0].dhcp.hosts : "${h.name}=${h.ip}"],
+      [for h in libvirt_network.this[0].ips[0].dhcp.hosts : "${h.name}=${h.ip}"],
       "lab-worker-2=10.17.0.21",
     )
     error_message = "lab-worker-2 must be reserved 10.17.0.21"
@@ -104,7 +104,7 @@ run "reservations_match_domain_macs" {
   assert {
     condition = alltrue([
       for name, d in libvirt_domain.node : contains(
-        [for h in libvirt_network.this.ips[0].dhcp.hosts : "${h.mac}/${h.ip}/${h.name}"],
+        [for h in libvirt_network.this[0].ips[0].dhcp.hosts : "${h.mac}/${h.ip}/${h.name}"],
         "${d.devices.interfaces[0].mac.address}/${output.nodes[name].ip}/${name}",
       )
     ])
@@ -116,7 +116,7 @@ run "macs_are_locally_administered_kvm_range" {
   command = plan
 
   assert {
-    condition     = alltrue([for h in libvirt_network.this.ips[0].dhcp.hosts : can(regex("^52:54:00:[0-9a-f]{2}:00:[0-9a-f]{2}$", h.mac))])
+    condition     = alltrue([for h in libvirt_network.this[0].ips[0].dhcp.hosts : can(regex("^52:54:00:[0-9a-f]{2}:00:[0-9a-f]{2}$", h.mac))])
     error_message = "MACs must be in 52:54:00 with the host number in the last bytes"
   }
   assert {
@@ -148,19 +148,19 @@ run "dns_domain_default_and_hosts" {
   command = plan
 
   assert {
-    condition     = libvirt_network.this.domain.name == "lab.local" && libvirt_network.this.dns.enable == "yes"
+    condition     = libvirt_network.this[0].domain.name == "lab.local" && libvirt_network.this[0].dns.enable == "yes"
     error_message = "DNS must be enabled with domain <cluster>.local"
   }
   assert {
-    condition     = contains([for h in libvirt_network.this.dns.host : "${h.hostnames[0].hostname}=${h.ip}"], "lab-worker-1=10.17.0.20")
+    condition     = contains([for h in libvirt_network.this[0].dns.host : "${h.hostnames[0].hostname}=${h.ip}"], "lab-worker-1=10.17.0.20")
     error_message = "each node needs a DNS entry"
   }
   assert {
-    condition     = contains([for h in libvirt_network.this.dns.host : "${h.hostnames[0].hostname}=${h.ip}"], "api=10.17.0.5")
+    condition     = contains([for h in libvirt_network.this[0].dns.host : "${h.hostnames[0].hostname}=${h.ip}"], "api=10.17.0.5")
     error_message = "the VIP needs an api DNS entry"
   }
   assert {
-    condition     = length(libvirt_network.this.dns.host) == 6
+    condition     = length(libvirt_network.this[0].dns.host) == 6
     error_message = "5 nodes + api = 6 DNS entries"
   }
 }
@@ -174,11 +174,11 @@ run "dns_custom_domain_no_vip" {
   }
 
   assert {
-    condition     = libvirt_network.this.domain.name == "k8s.example.internal"
+    condition     = libvirt_network.this[0].domain.name == "k8s.example.internal"
     error_message = "dns_domain not wired"
   }
   assert {
-    condition     = length(libvirt_network.this.dns.host) == 5 && !contains([for h in libvirt_network.this.dns.host : h.hostnames[0].hostname], "api")
+    condition     = length(libvirt_network.this[0].dns.host) == 5 && !contains([for h in libvirt_network.this[0].dns.host : h.hostnames[0].hostname], "api")
     error_message = "without a VIP there is no api entry"
   }
 }

@@ -197,7 +197,7 @@ run "domain_type_and_console" {
     error_message = "domain_type/autostart not wired or nodes not running"
   }
   assert {
-    condition     = libvirt_network.this.autostart == false
+    condition     = libvirt_network.this[0].autostart == false
     error_message = "autostart must reach the network too"
   }
   assert {

@@ -225,7 +225,7 @@ run "apply_address_is_reservation_of_domain_mac" {
   assert {
     condition = alltrue([
       for name, a in talos_machine_configuration_apply.node : one([
-        for h in libvirt_network.this.ips[0].dhcp.hosts : h.ip if h.mac == libvirt_domain.node[name].devices.interfaces[0].mac.address
+        for h in libvirt_network.this[0].ips[0].dhcp.hosts : h.ip if h.mac == libvirt_domain.node[name].devices.interfaces[0].mac.address
       ]) == a.node
     ])
     error_message = "each apply must target the IP reserved for its domain's MAC"
