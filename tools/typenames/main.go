@@ -1,7 +1,8 @@
-// Command typenames prints the resource and data source type names that the
-// provider's source registers (libvirtProvider.Resources and DataSources),
-// one per line: `typenames resources` or `typenames data-sources`.
-// scripts/test-install.sh compares them with what the released binary serves.
+// Command typenames prints the resource or data source type names the
+// provider's source registers (libvirtProvider.Resources and DataSources,
+// and the lookup data sources of the tree protocol layer), as its protocol
+// server announces them in GetMetadata; scripts/test-install.sh compares
+// them with what an installed build serves.
 package main
 
 import (
@@ -10,36 +11,30 @@ import (
 	"os"
 	"sort"
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/provider"
 )
 
 func main() {
-	if len(os.Args) != 2 {
+	if len(os.Args) != 2 || (os.Args[1] != "resources" && os.Args[1] != "data-sources") {
 		fmt.Fprintln(os.Stderr, "usage: typenames resources|data-sources")
 		os.Exit(2)
 	}
-	ctx := context.Background()
-	p := provider.New("typenames")()
+	md, err := provider.ProtocolServer("typenames")().GetMetadata(context.Background(), &tfprotov6.GetMetadataRequest{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "typenames:", err)
+		os.Exit(1)
+	}
 	var names []string
-	switch os.Args[1] {
-	case "resources":
-		for _, f := range p.Resources(ctx) {
-			var md resource.MetadataResponse
-			f().Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "libvirt"}, &md)
-			names = append(names, md.TypeName)
+	if os.Args[1] == "resources" {
+		for _, r := range md.Resources {
+			names = append(names, r.TypeName)
 		}
-	case "data-sources":
-		for _, f := range p.DataSources(ctx) {
-			var md datasource.MetadataResponse
-			f().Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: "libvirt"}, &md)
-			names = append(names, md.TypeName)
+	} else {
+		for _, d := range md.DataSources {
+			names = append(names, d.TypeName)
 		}
-	default:
-		fmt.Fprintln(os.Stderr, "usage: typenames resources|data-sources")
-		os.Exit(2)
 	}
 	sort.Strings(names)
 	for _, n := range names {
