@@ -5,9 +5,9 @@ provider "registry.opentofu.org/virtxml/libvirt" {
   version     = "0.1.0"
   constraints = ">= 0.1.0, ~> 0.1"
   hashes = [
-    "h1:PGHN/gtnsMvwfd7ap4J6bsytldIiHA/+WvKFWShtrHo=",
-    "h1:Pbefl4uO4xNqgYgb2HRoL9lTB2pkdirp6qYhp/l0dcU=",
-    "h1:wcB5gm7J41w29GdK1+QpEFoOi0xfpo2Lk/QnmUZ5HAU=",
-    "h1:zGS2wgk9Hbp6FPQOhs1GCOkDF2Mfmnfku5JQ6u6DjiI=",
+    "h1:PxpGBlnIzdwzKr2EEPQK7+AHqbe/nNYzIwEhCesQxKk=",
+    "h1:VB7eKqf5qRTzHhnBwMKS2CddHtbUTR0HkDqUlez0Btg=",
+    "h1:aDmWAexUcjmEe04bjFJxqiUQ3XHJFR+WCLTskB4bCGE=",
+    "h1:b9MMWA8kIM0wl/RbFvjo4Ki6yJS+ISMWkBDR/4iVmgA=",
   ]
 }
