@@ -153,7 +153,7 @@ func (c *Client) connectLocked(ctx context.Context, wait bool, arrived time.Time
 		return nil, err
 	}
 	l, err := c.dialLocked(ctx, wait)
-	if wait && ctx.Err() == nil {
+	if ctx.Err() == nil {
 		// (a failure of this caller's own cancellation is not shared)
 		c.redialErr, c.redialAt = err, time.Now()
 	}
@@ -168,16 +168,18 @@ func (c *Client) dialLocked(ctx context.Context, wait bool) (*libvirt.Libvirt, e
 	return l, err
 }
 
-// recentRedialFailure is the error of a re-dial that failed after the
-// caller arrived or less than timing.redialCooldown ago: the caller shares it
-// instead of dialing again. Without the cooldown, the operations a parallel
-// apply starts one after another as earlier ones fail would each wait out a
-// dead path again. c.mu must be held.
+// recentRedialFailure is the error of a dial that failed after the caller
+// arrived (it queued behind that dial: the first dial of a plan's parallel
+// calls, or a re-dial), or of a re-dial that failed less than
+// timing.redialCooldown ago: the caller shares it instead of dialing again.
+// Without it, the operations tofu runs side by side, or starts one after
+// another as earlier ones fail, would each wait out a dead path again.
+// c.mu must be held.
 func (c *Client) recentRedialFailure(wait bool, arrived time.Time) error {
-	if !wait || c.redialErr == nil {
+	if c.redialErr == nil {
 		return nil
 	}
-	if c.redialAt.After(arrived) || time.Since(c.redialAt) < c.timing.redialCooldown {
+	if c.redialAt.After(arrived) || (wait && time.Since(c.redialAt) < c.timing.redialCooldown) {
 		return c.redialErr
 	}
 	return nil
