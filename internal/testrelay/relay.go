@@ -23,7 +23,7 @@ type Relay struct {
 	freezeAfter int64
 	relayed     int64 // bytes passed, both ways
 	ln          net.Listener
-	conns  map[net.Conn]struct{}
+	conns       map[net.Conn]struct{}
 }
 
 // New starts a relay on a loopback port to socket; it stops (thawed) when
