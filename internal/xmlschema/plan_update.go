@@ -90,7 +90,7 @@ func (n *node) planUpdate(config, prior tftypes.Value, managed bool, shape *Shap
 	}
 	switch n.kind {
 	case kindString, kindInt:
-		if leafEqual(config, prior) || n.sameMachine(config, prior) || n.sameWord(config, prior) {
+		if n.sameMeaning(config, prior) {
 			return prior, leafShape
 		}
 		return config, leafShape

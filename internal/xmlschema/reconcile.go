@@ -2,7 +2,6 @@ package xmlschema
 
 import (
 	"math/big"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -18,8 +17,9 @@ import (
 //     is stored.
 //   - An attribute the user set takes libvirt's value, so drift shows in the
 //     next plan, but a value that means the same (1 GiB as 1048576 KiB, slot
-//     0x3 as 0x03, a MAC in other case, the machine alias q35 for
-//     pc-q35-7.2) keeps the user's spelling.
+//     0x3 as 0x03, a MAC in other case, a pool path without its trailing
+//     slash, the machine alias q35 for pc-q35-7.2: sameMeaning in
+//     normalform.go) keeps the user's spelling.
 //   - List elements are matched by identity (disk target, MAC), else by the
 //     first live element that agrees with everything the user set, never
 //     blindly by position; elements the user did not list are dropped unless
@@ -95,7 +95,7 @@ func (n *node) reconcile(prior, live tftypes.Value) tftypes.Value {
 	case kindBool:
 		return live
 	case kindString, kindInt:
-		if leafEqual(prior, live) || n.sameMachine(prior, live) || n.sameWord(prior, live) {
+		if n.sameMeaning(prior, live) {
 			return prior
 		}
 		return live
@@ -208,7 +208,7 @@ func (n *node) attrsAgree(pa, la map[string]tftypes.Value) bool {
 				return false
 			}
 		case kindString, kindInt:
-			if !leafEqual(p, l) && !c.sameWord(p, l) && c.unit == nil {
+			if !c.sameMeaning(p, l) && c.unit == nil {
 				return false
 			}
 		case kindStringList:
@@ -242,51 +242,6 @@ func (n *node) attrsAgree(pa, la map[string]tftypes.Value) bool {
 		}
 	}
 	return true
-}
-
-// leafEqual compares two known, non-null strings or numbers by meaning.
-func leafEqual(a, b tftypes.Value) bool {
-	if a.Equal(b) {
-		return true
-	}
-	if a.Type().Is(tftypes.Number) {
-		var x, y big.Float
-		if a.As(&x) != nil || b.As(&y) != nil {
-			return false
-		}
-		return x.Cmp(&y) == 0
-	}
-	var x, y string
-	if a.As(&x) != nil || b.As(&y) != nil {
-		return false
-	}
-	return stringsEqual(x, y)
-}
-
-// stringsEqual treats numbers written in hex or with leading zeros, and
-// MAC-like or hex values in either case, as equal.
-func stringsEqual(x, y string) bool {
-	if x == y {
-		return true
-	}
-	if nx, ok := parseNumber(x); ok {
-		if ny, ok := parseNumber(y); ok {
-			return nx == ny
-		}
-	}
-	if strings.Count(x, ":") == 5 && len(x) == 17 {
-		return strings.EqualFold(x, y)
-	}
-	return false
-}
-
-func parseNumber(s string) (uint64, bool) {
-	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
-		n, err := strconv.ParseUint(s[2:], 16, 64)
-		return n, err == nil
-	}
-	n, err := strconv.ParseUint(s, 10, 64)
-	return n, err == nil
 }
 
 func unitFactor(v tftypes.Value, def string) (*big.Int, bool) {
