@@ -1,0 +1,250 @@
+package provider
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"libvirt.org/go/libvirtxml"
+)
+
+// Normal forms (docs/adr/0001-xml-tree-schema-engine.md): libvirt stores
+// some values in its own spelling. Each test applies a configuration in
+// another spelling of the same value, proves libvirt did rewrite it (else
+// the test would prove nothing), that state keeps the configured spelling
+// and the next plan is empty, and that importing the object (state then
+// holds libvirt's spelling, nothing is written) plans no change against
+// the configuration.
+
+var normalFormEmptyPlan = resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+
+// A pool whose target path ends with a slash: libvirt drops the slash
+// (dmacvicar 0.9.x reported "Provider produced inconsistent result after
+// apply: .target.path").
+func TestAccNormalForm_poolTargetPathSlash(t *testing.T) {
+	name := "nf-pool-slash"
+	removePoolLeftovers(name)
+	dir := filepath.Join(t.TempDir(), "lab-pool")
+	l := testAccStorageConn(t)
+	configured := filepath.Dir(dir) + "//lab-pool/" // a doubled and a trailing slash
+	config := testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_pool" "test" {
+  name   = %q
+  type   = "dir"
+  target = { path = %q }
+}
+`, name, configured)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:           config,
+				ConfigPlanChecks: normalFormEmptyPlan,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_pool.test", tfjsonpath.New("target").AtMapKey("path"), knownvalue.StringExact(configured)),
+				},
+				Check: func(*terraform.State) error {
+					p, err := l.StoragePoolLookupByName(name)
+					if err != nil {
+						return err
+					}
+					x, err := l.StoragePoolGetXMLDesc(p, 0)
+					if err != nil {
+						return err
+					}
+					var doc libvirtxml.StoragePool
+					if err := doc.Unmarshal(x); err != nil {
+						return err
+					}
+					if doc.Target == nil || doc.Target.Path != dir {
+						return fmt.Errorf("libvirt stores target path %+v, want its sanitised %q (else this test proves nothing)", doc.Target, dir)
+					}
+					return nil
+				},
+			},
+			{
+				// import: state holds libvirt's "/tmp/.../lab-pool"; the
+				// configuration's spelling plans no change
+				Config:          config,
+				ResourceName:    "libvirt_pool.test",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   name,
+			},
+		},
+	})
+}
+
+// A network whose MAC, UUID and IPv6 address are written in upper case or
+// uncompressed, and whose IPv4 address has a leading zero: libvirt writes
+// them in lower case, compressed, without the zero.
+func TestAccNormalForm_networkSpellings(t *testing.T) {
+	name := "nf-net-spell"
+	const (
+		mac     = "52:54:00:AB:CD:EF"
+		uuid    = "7E3F5A90C1D24B6C8F0A1B2C3D4E5F60" // no dashes, upper case
+		ipv4    = "10.231.87.01"
+		ipv6    = "FD00:231:87:0:0:0:0:1"
+		libMAC  = "52:54:00:ab:cd:ef"
+		libUUID = "7e3f5a90-c1d2-4b6c-8f0a-1b2c3d4e5f60"
+		libIPv4 = "10.231.87.1"
+		libIPv6 = "fd00:231:87::1"
+	)
+	l := testAccStorageConn(t)
+	config := testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_network" "test" {
+  name = %q
+  uuid = %q
+  mac  = { address = %q }
+  ips = [
+    { address = %q, prefix = 24 },
+    { family = "ipv6", address = %q, prefix = 64 },
+  ]
+}
+`, name, uuid, mac, ipv4, ipv6)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccNetworkPreCheck(t, name) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:           config,
+				ConfigPlanChecks: normalFormEmptyPlan,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("uuid"), knownvalue.StringExact(uuid)),
+					statecheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("mac").AtMapKey("address"), knownvalue.StringExact(mac)),
+					statecheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("ips").AtSliceIndex(0).AtMapKey("address"), knownvalue.StringExact(ipv4)),
+					statecheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("ips").AtSliceIndex(1).AtMapKey("address"), knownvalue.StringExact(ipv6)),
+				},
+				Check: func(*terraform.State) error {
+					n, err := l.NetworkLookupByName(name)
+					if err != nil {
+						return err
+					}
+					x, err := l.NetworkGetXMLDesc(n, 0)
+					if err != nil {
+						return err
+					}
+					var doc libvirtxml.Network
+					if err := doc.Unmarshal(x); err != nil {
+						return err
+					}
+					got := []string{doc.UUID, "", "", ""}
+					if doc.MAC != nil {
+						got[1] = doc.MAC.Address
+					}
+					if len(doc.IPs) == 2 {
+						got[2], got[3] = doc.IPs[0].Address, doc.IPs[1].Address
+					}
+					if want := []string{libUUID, libMAC, libIPv4, libIPv6}; strings.Join(got, " ") != strings.Join(want, " ") {
+						return fmt.Errorf("libvirt stores %q, want its spellings %q (else this test proves nothing)", got, want)
+					}
+					return nil
+				},
+			},
+			{
+				Config:          config,
+				ResourceName:    "libvirt_network.test",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   name,
+			},
+		},
+	})
+}
+
+// A domain whose interface MAC and model are written in upper case (libvirt
+// writes both in lower case), whose UUID is in upper case, and whose disk
+// source path has a doubled slash (libvirt keeps that one as written).
+func TestAccNormalForm_domainSpellings(t *testing.T) {
+	name := "nf-dom-spell"
+	removeDomainLeftovers(t, name)
+	const (
+		mac     = "52:54:00:AB:CD:F0"
+		uuid    = "5C0FFEE0-AAAA-4BBB-8CCC-0123456789AB"
+		model   = "VIRTIO"
+		libMAC  = "52:54:00:ab:cd:f0"
+		libUUID = "5c0ffee0-aaaa-4bbb-8ccc-0123456789ab"
+	)
+	disk := "/var/lib/libvirt/images//nf-dom-spell.img" // never created: the domain is not started
+	l := testAccStorageConn(t)
+	config := testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_domain" "test" {
+  name        = %q
+  uuid        = %q
+  type        = %q
+  memory      = 64
+  memory_unit = "MiB"
+  running     = false
+  os          = { type = "hvm" }
+  devices = {
+    disks      = [{ source = { file = { file = %q } }, target = { dev = "vda", bus = "virtio" } }]
+    interfaces = [{ mac = { address = %q }, model = { type = %q }, source = { user = {} } }]
+  }
+}
+`, name, uuid, testAccDomainType(), disk, mac, model)
+	iface := tfjsonpath.New("devices").AtMapKey("interfaces").AtSliceIndex(0)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             func(*terraform.State) error { return testCheckNoDomain(name) },
+		Steps: []resource.TestStep{
+			{
+				Config:           config,
+				ConfigPlanChecks: normalFormEmptyPlan,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_domain.test", tfjsonpath.New("uuid"), knownvalue.StringExact(uuid)),
+					statecheck.ExpectKnownValue("libvirt_domain.test", iface.AtMapKey("mac").AtMapKey("address"), knownvalue.StringExact(mac)),
+					statecheck.ExpectKnownValue("libvirt_domain.test", iface.AtMapKey("model").AtMapKey("type"), knownvalue.StringExact(model)),
+					statecheck.ExpectKnownValue("libvirt_domain.test",
+						tfjsonpath.New("devices").AtMapKey("disks").AtSliceIndex(0).AtMapKey("source").AtMapKey("file").AtMapKey("file"), knownvalue.StringExact(disk)),
+				},
+				Check: func(*terraform.State) error {
+					d, err := l.DomainLookupByName(name)
+					if err != nil {
+						return err
+					}
+					x, err := l.DomainGetXMLDesc(d, 0)
+					if err != nil {
+						return err
+					}
+					var doc libvirtxml.Domain
+					if err := doc.Unmarshal(x); err != nil {
+						return err
+					}
+					got := []string{doc.UUID, "", "", ""}
+					if doc.Devices != nil && len(doc.Devices.Interfaces) == 1 && len(doc.Devices.Disks) == 1 {
+						i := doc.Devices.Interfaces[0]
+						if i.MAC != nil {
+							got[1] = i.MAC.Address
+						}
+						if i.Model != nil {
+							got[2] = i.Model.Type
+						}
+						if s := doc.Devices.Disks[0].Source; s != nil && s.File != nil {
+							got[3] = s.File.File
+						}
+					}
+					if want := []string{libUUID, libMAC, "virtio", disk}; strings.Join(got, " ") != strings.Join(want, " ") {
+						return fmt.Errorf("libvirt stores %q, want %q", got, want)
+					}
+					return nil
+				},
+			},
+			{
+				Config:          config,
+				ResourceName:    "libvirt_domain.test",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   name,
+			},
+		},
+	})
+}
