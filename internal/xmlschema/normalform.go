@@ -1,6 +1,9 @@
 package xmlschema
 
 import (
+	"encoding/xml"
+	"errors"
+	"io"
 	"math/big"
 	"net/netip"
 	"strconv"
@@ -39,6 +42,33 @@ var spellings = []spelling{
 	{kind: "ipv6 address", same: sameIPv6},
 	{kind: "interface model", where: "<interface><model type=", same: strings.EqualFold},
 	{kind: "iscsi lun", where: "<disk><source name=", same: sameISCSITarget},
+	{kind: "inner xml", where: "(inner XML)", same: sameXML},
+}
+
+// leftOut is what libvirt 9.0 does not write back because it is its
+// default: the value means the same as no value. State keeps the user's
+// value when libvirt reports none (Reconcile). After an import the state
+// has none, and the plan sets the value once: tofu accepts a planned value
+// other than the configured one only in place of a prior value.
+var leftOut = []struct{ where, value string }{
+	{"<network ipv6=", "no"},
+	{"<pool><target><permissions><owner>", "-1"},
+	{"<pool><target><permissions><group>", "-1"},
+}
+
+// leftOutByLibvirt reports whether v is a value libvirt leaves out of this
+// attribute because it means the default.
+func (n *node) leftOutByLibvirt(v tftypes.Value) bool {
+	var s string
+	if v.IsNull() || !v.IsKnown() || !v.Type().Is(tftypes.String) || v.As(&s) != nil {
+		return false
+	}
+	for _, l := range leftOut {
+		if strings.Contains(n.xmlPath, l.where) && s == l.value {
+			return true
+		}
+	}
+	return false
 }
 
 // sameMeaning reports whether two known, non-null values of this attribute
@@ -240,4 +270,53 @@ func sameISCSITarget(a, b string) bool {
 		short, long = long, short
 	}
 	return short != "" && !strings.Contains(short, "/") && long == short+"/0"
+}
+
+// sameXML: libvirt re-indents the XML of <metadata>; text that is only
+// blanks between elements carries nothing, everything else must match.
+func sameXML(a, b string) bool {
+	x, ok1 := xmlTokens(a)
+	y, ok2 := xmlTokens(b)
+	if !ok1 || !ok2 || len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if x[i] != y[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// xmlTokens renders the tokens of s that carry meaning, one string each.
+func xmlTokens(s string) ([]string, bool) {
+	d := xml.NewDecoder(strings.NewReader(s))
+	var out []string
+	for {
+		tok, err := d.RawToken()
+		if errors.Is(err, io.EOF) {
+			return out, true
+		}
+		if err != nil {
+			return nil, false
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			e := "<" + t.Name.Space + ":" + t.Name.Local
+			for _, a := range t.Attr {
+				e += " " + a.Name.Space + ":" + a.Name.Local + "=" + a.Value
+			}
+			out = append(out, e)
+		case xml.EndElement:
+			out = append(out, "</"+t.Name.Space+":"+t.Name.Local)
+		case xml.CharData:
+			if strings.TrimSpace(string(t)) != "" {
+				out = append(out, "text:"+string(t))
+			}
+		case xml.Comment:
+			out = append(out, "comment:"+string(t))
+		case xml.ProcInst:
+			out = append(out, "pi:"+t.Target+" "+string(t.Inst))
+		}
+	}
 }

@@ -134,6 +134,21 @@ var normalFormCases = map[string]struct {
 			{"pool/image", "pool/image/0"},
 		},
 	},
+	"inner xml": {
+		xmlPath: "<domain><metadata> (inner XML)",
+		same: [][2]string{
+			{"\n      <app1:foo xmlns:app1=\"http://foo.org/\">fooish</app1:foo>\n  <app2:bar xmlns:app2=\"http://bar.com/\" maman=\"baz\">barish</app2:bar>\n  ",
+				"\n    <app1:foo xmlns:app1=\"http://foo.org/\">fooish</app1:foo>\n    <app2:bar xmlns:app2=\"http://bar.com/\" maman=\"baz\">barish</app2:bar>\n  "},
+			{`<app2:bar xmlns:app2="http://bar.com/"><x>barish</x></app2:bar>`,
+				"\n    <app2:bar xmlns:app2=\"http://bar.com/\">\n      <x>barish</x>\n    </app2:bar>\n  "},
+		},
+		differ: [][2]string{
+			{`<a:x xmlns:a="urn:a">one</a:x>`, `<a:x xmlns:a="urn:a">two</a:x>`},
+			{`<a:x xmlns:a="urn:a">one</a:x>`, `<a:x xmlns:a="urn:a"> one</a:x>`}, // text is text
+			{`<a:x xmlns:a="urn:a" k="1"/>`, `<a:x xmlns:a="urn:a" k="2"/>`},
+			{`<a:x xmlns:a="urn:a">`, `<a:x xmlns:a="urn:a"></a:x>`},
+		},
+	},
 }
 
 // Every row of the table is tested both ways round: libvirt's spelling of
@@ -176,6 +191,36 @@ func TestNormalFormsStayWhereTheyBelong(t *testing.T) {
 	for _, p := range [][2]string{{"VIRTIO", "virtio"}, {"iqn.1992-01.com.example", "iqn.1992-01.com.example/0"}, {"Web", "web"}} {
 		if other.sameSpelling(p[0], p[1]) {
 			t.Errorf("%q and %q taken as one value on %s", p[0], p[1], other.xmlPath)
+		}
+	}
+}
+
+// Every row of leftOut: libvirt writing nothing keeps the user's default in
+// state; another value, or the same value elsewhere, is drift.
+func TestLeftOutDefaults(t *testing.T) {
+	for _, c := range []struct {
+		xmlPath, value string
+		want           bool
+	}{
+		{"<network ipv6=...>", "no", true},
+		{"<network ipv6=...>", "yes", false},
+		{"<network><forward><nat ipv6=...>", "no", false}, // libvirt writes that one
+		{"<pool><target><permissions><owner>", "-1", true},
+		{"<pool><target><permissions><group>", "-1", true},
+		{"<pool><target><permissions><owner>", "107", false},
+		{"<volume><target><permissions><owner>", "-1", false}, // libvirt writes the file's owner
+	} {
+		n := &node{xmlPath: c.xmlPath, kind: kindString}
+		prior := tftypes.NewValue(tftypes.String, c.value)
+		got := n.reconcile(prior, tftypes.NewValue(tftypes.String, nil))
+		if kept := got.Equal(prior); kept != c.want {
+			t.Errorf("%s %q against nothing from libvirt: kept %t, want %t", c.xmlPath, c.value, kept, c.want)
+		}
+	}
+	for _, l := range leftOut {
+		n := &node{xmlPath: l.where + "...>", kind: kindString}
+		if !n.leftOutByLibvirt(tftypes.NewValue(tftypes.String, l.value)) {
+			t.Errorf("row %s %q does not apply to its own attribute", l.where, l.value)
 		}
 	}
 }

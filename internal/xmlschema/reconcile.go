@@ -86,8 +86,8 @@ func (n *node) reconcile(prior, live tftypes.Value) tftypes.Value {
 		return live
 	}
 	if live.IsNull() {
-		if isEmpty(prior) {
-			return prior // [] or "" or {} the user wrote: libvirt writes nothing for it
+		if isEmpty(prior) || n.leftOutByLibvirt(prior) {
+			return prior // [] or "" or {} the user wrote, or a default: libvirt writes nothing for it
 		}
 		return live
 	}
@@ -200,6 +200,9 @@ func (n *node) attrsAgree(pa, la map[string]tftypes.Value) bool {
 		}
 		l, ok := la[c.name]
 		if !ok || l.IsNull() {
+			if c.leftOutByLibvirt(p) {
+				continue
+			}
 			return false
 		}
 		switch c.kind {
