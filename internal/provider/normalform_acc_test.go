@@ -73,7 +73,6 @@ resource "libvirt_pool" "test" {
 			{
 				// import: state holds libvirt's "/tmp/.../lab-pool"; the
 				// configuration's spelling plans no change
-				Config:          config,
 				ResourceName:    "libvirt_pool.test",
 				ImportState:     true,
 				ImportStateKind: resource.ImportBlockWithID,
@@ -83,19 +82,20 @@ resource "libvirt_pool" "test" {
 	})
 }
 
-// A network whose MAC, UUID and IPv6 address are written in upper case or
-// uncompressed, and whose IPv4 address has a leading zero: libvirt writes
-// them in lower case, compressed, without the zero.
+// A network whose MAC, UUID and IPv6 address are written in upper case,
+// without dashes or uncompressed: libvirt writes them in lower case, with
+// dashes, compressed. (An IPv4 part with a leading zero, which libvirt
+// would read as octal, fails libvirt's schema validation.)
 func TestAccNormalForm_networkSpellings(t *testing.T) {
 	name := "nf-net-spell"
 	const (
 		mac     = "52:54:00:AB:CD:EF"
 		uuid    = "7E3F5A90C1D24B6C8F0A1B2C3D4E5F60" // no dashes, upper case
-		ipv4    = "10.231.87.01"
+		ipv4    = "10.231.87.1"
 		ipv6    = "FD00:231:87:0:0:0:0:1"
 		libMAC  = "52:54:00:ab:cd:ef"
 		libUUID = "7e3f5a90-c1d2-4b6c-8f0a-1b2c3d4e5f60"
-		libIPv4 = "10.231.87.1"
+		libIPv4 = ipv4
 		libIPv6 = "fd00:231:87::1"
 	)
 	l := testAccStorageConn(t)
@@ -150,7 +150,6 @@ resource "libvirt_network" "test" {
 				},
 			},
 			{
-				Config:          config,
 				ResourceName:    "libvirt_network.test",
 				ImportState:     true,
 				ImportStateKind: resource.ImportBlockWithID,
@@ -239,7 +238,6 @@ resource "libvirt_domain" "test" {
 				},
 			},
 			{
-				Config:          config,
 				ResourceName:    "libvirt_domain.test",
 				ImportState:     true,
 				ImportStateKind: resource.ImportBlockWithID,

@@ -66,7 +66,9 @@ func TestAccNormalForm_corpus(t *testing.T) {
 				if err != nil {
 					return "", nil, err
 				}
-				undefine := func() { _ = l.DomainUndefineFlags(d, libvirt.DomainUndefineNvram|libvirt.DomainUndefineManagedSave) }
+				// keep the NVRAM file: a corpus document names a system file
+				// there (/usr/share/OVMF/OVMF_VARS.fd), which the Nvram flag deletes
+				undefine := func() { _ = l.DomainUndefineFlags(d, libvirt.DomainUndefineKeepNvram) }
 				live, err := l.DomainGetXMLDesc(d, libvirt.DomainXMLInactive)
 				return live, undefine, err
 			})

@@ -38,7 +38,6 @@ var spellings = []spelling{
 	{kind: "mac address", same: sameMAC},
 	{kind: "uuid", same: sameUUID},
 	{kind: "integer", same: sameInteger},
-	{kind: "ipv4 address", same: sameIPv4},
 	{kind: "ipv6 address", same: sameIPv6},
 	{kind: "interface model", where: "<interface><model type=", same: strings.EqualFold},
 	{kind: "iscsi lun", where: "<disk><source name=", same: sameISCSITarget},
@@ -222,33 +221,6 @@ func parseInteger(s string, base int) (*big.Int, bool) {
 		v.Neg(v)
 	}
 	return v, true
-}
-
-// sameIPv4: libvirt reads IPv4 addresses as inet_aton does (a part with a
-// leading 0 is octal, "010" is 8) and writes the plain dotted quad.
-func sameIPv4(a, b string) bool {
-	x, ok1 := parseIPv4(a)
-	y, ok2 := parseIPv4(b)
-	return ok1 && ok2 && x == y
-}
-
-func parseIPv4(s string) ([4]byte, bool) {
-	var ip [4]byte
-	parts := strings.Split(s, ".")
-	if len(parts) != 4 {
-		return ip, false
-	}
-	for i, p := range parts {
-		if p == "" || p[0] == '+' || p[0] == '-' {
-			return ip, false
-		}
-		v, ok := parseInteger(p, 0)
-		if !ok || !v.IsUint64() || v.Uint64() > 255 {
-			return ip, false
-		}
-		ip[i] = byte(v.Uint64())
-	}
-	return ip, true
 }
 
 // sameIPv6: libvirt writes IPv6 addresses compressed and in lower case
