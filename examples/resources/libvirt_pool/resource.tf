@@ -5,6 +5,8 @@ resource "libvirt_pool" "images" {
   type      = "dir"
   target    = { path = "/var/lib/libvirt/pools/images" }
   autostart = true
+  # "/var/lib/libvirt/pools/images/" works too: libvirt stores the path
+  # without the trailing slash, state keeps the spelling written here.
 
   # Destroying a pool that still holds volumes fails and lists them. Set this
   # to true (and apply) first if destroying the pool should delete them too.
