@@ -246,3 +246,60 @@ resource "libvirt_domain" "test" {
 		},
 	})
 }
+
+// A network with ipv6 = "no": libvirt leaves its default out of the XML.
+// State keeps the configured value and the plan after apply is empty; after
+// an import (no value in state) the plan sets it once, in place.
+func TestAccNormalForm_networkDefaultLeftOut(t *testing.T) {
+	name := "nf-net-ipv6no"
+	l := testAccStorageConn(t)
+	config := testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_network" "test" {
+  name = %q
+  ipv6 = "no"
+  ips  = [{ address = "10.231.86.1", prefix = 24 }]
+}
+`, name)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccNetworkPreCheck(t, name) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:           config,
+				ConfigPlanChecks: normalFormEmptyPlan,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("ipv6"), knownvalue.StringExact("no")),
+				},
+				Check: func(*terraform.State) error {
+					n, err := l.NetworkLookupByName(name)
+					if err != nil {
+						return err
+					}
+					x, err := l.NetworkGetXMLDesc(n, 0)
+					if err != nil {
+						return err
+					}
+					var doc libvirtxml.Network
+					if err := doc.Unmarshal(x); err != nil {
+						return err
+					}
+					if doc.IPv6 != "" {
+						return fmt.Errorf("libvirt stores ipv6=%q, want it left out (else this test proves nothing)", doc.IPv6)
+					}
+					return nil
+				},
+			},
+			{
+				ResourceName:       "libvirt_network.test",
+				ImportState:        true,
+				ImportStateKind:    resource.ImportBlockWithID,
+				ImportStateId:      name,
+				ExpectNonEmptyPlan: true, // ipv6 = "no" is set once: tofu takes no null plan for a configured value
+				ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("libvirt_network.test", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("libvirt_network.test", tfjsonpath.New("ipv6"), knownvalue.StringExact("no")),
+				}},
+			},
+		},
+	})
+}
