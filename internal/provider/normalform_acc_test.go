@@ -160,8 +160,9 @@ resource "libvirt_network" "test" {
 }
 
 // A domain whose interface MAC and model are written in upper case (libvirt
-// writes both in lower case), whose UUID is in upper case, and whose disk
-// source path has a doubled slash (libvirt keeps that one as written).
+// writes both in lower case), whose UUID is in upper case, whose iSCSI disk
+// names no LUN (libvirt adds "/0"), and whose disk source path has a
+// doubled slash (libvirt keeps that one as written).
 func TestAccNormalForm_domainSpellings(t *testing.T) {
 	name := "nf-dom-spell"
 	removeDomainLeftovers(t, name)
@@ -173,6 +174,7 @@ func TestAccNormalForm_domainSpellings(t *testing.T) {
 		libUUID = "5c0ffee0-aaaa-4bbb-8ccc-0123456789ab"
 	)
 	disk := "/var/lib/libvirt/images//nf-dom-spell.img" // never created: the domain is not started
+	iscsi := "iqn.2026-12.test.nf:disk"                 // libvirt adds the LUN: ".../0"; never connected
 	l := testAccStorageConn(t)
 	config := testAccProviderConfig() + fmt.Sprintf(`
 resource "libvirt_domain" "test" {
@@ -184,11 +186,18 @@ resource "libvirt_domain" "test" {
   running     = false
   os          = { type = "hvm" }
   devices = {
-    disks      = [{ source = { file = { file = %q } }, target = { dev = "vda", bus = "virtio" } }]
+    disks = [
+      { source = { file = { file = %q } }, target = { dev = "vda", bus = "virtio" } },
+      {
+        type   = "network"
+        source = { network = { protocol = "iscsi", name = %q, hosts = [{ name = "127.0.0.1", port = "3260" }] } }
+        target = { dev = "vdb", bus = "virtio" }
+      },
+    ]
     interfaces = [{ mac = { address = %q }, model = { type = %q }, source = { user = {} } }]
   }
 }
-`, name, uuid, testAccDomainType(), disk, mac, model)
+`, name, uuid, testAccDomainType(), disk, iscsi, mac, model)
 	iface := tfjsonpath.New("devices").AtMapKey("interfaces").AtSliceIndex(0)
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
@@ -204,6 +213,8 @@ resource "libvirt_domain" "test" {
 					statecheck.ExpectKnownValue("libvirt_domain.test", iface.AtMapKey("model").AtMapKey("type"), knownvalue.StringExact(model)),
 					statecheck.ExpectKnownValue("libvirt_domain.test",
 						tfjsonpath.New("devices").AtMapKey("disks").AtSliceIndex(0).AtMapKey("source").AtMapKey("file").AtMapKey("file"), knownvalue.StringExact(disk)),
+					statecheck.ExpectKnownValue("libvirt_domain.test",
+						tfjsonpath.New("devices").AtMapKey("disks").AtSliceIndex(1).AtMapKey("source").AtMapKey("network").AtMapKey("name"), knownvalue.StringExact(iscsi)),
 				},
 				Check: func(*terraform.State) error {
 					d, err := l.DomainLookupByName(name)
@@ -218,8 +229,8 @@ resource "libvirt_domain" "test" {
 					if err := doc.Unmarshal(x); err != nil {
 						return err
 					}
-					got := []string{doc.UUID, "", "", ""}
-					if doc.Devices != nil && len(doc.Devices.Interfaces) == 1 && len(doc.Devices.Disks) == 1 {
+					got := []string{doc.UUID, "", "", "", ""}
+					if doc.Devices != nil && len(doc.Devices.Interfaces) == 1 && len(doc.Devices.Disks) == 2 {
 						i := doc.Devices.Interfaces[0]
 						if i.MAC != nil {
 							got[1] = i.MAC.Address
@@ -230,8 +241,11 @@ resource "libvirt_domain" "test" {
 						if s := doc.Devices.Disks[0].Source; s != nil && s.File != nil {
 							got[3] = s.File.File
 						}
+						if s := doc.Devices.Disks[1].Source; s != nil && s.Network != nil {
+							got[4] = s.Network.Name
+						}
 					}
-					if want := []string{libUUID, libMAC, "virtio", disk}; strings.Join(got, " ") != strings.Join(want, " ") {
+					if want := []string{libUUID, libMAC, "virtio", disk, iscsi + "/0"}; strings.Join(got, " ") != strings.Join(want, " ") {
 						return fmt.Errorf("libvirt stores %q, want %q", got, want)
 					}
 					return nil
