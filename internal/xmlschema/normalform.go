@@ -24,24 +24,27 @@ import (
 // what was measured for each).
 type spelling struct {
 	kind string
-	// where limits the row to attributes whose XML path contains it; empty:
-	// any string attribute, recognised by the form of both values, because
-	// a value of another kind never has that form on both sides
-	where string
+	// where limits the row to attributes whose XML path contains one of
+	// these; none: any string attribute, recognised by the form of both
+	// values, because a value of another kind never has that form on both
+	// sides
+	where []string
 	// same reports whether a and b are two spellings of one value of this
 	// kind; it is symmetric, as either side may be libvirt's
 	same func(a, b string) bool
 }
 
 var spellings = []spelling{
-	{kind: "path", same: samePath},
+	// only where libvirt sanitises (virFileSanitizePath): elsewhere it keeps
+	// a path as written, and a path-like name (an HTTP disk's) may differ
+	{kind: "path", where: []string{"<pool><target><path>", "<pool><source><dir path=", "<acceleration rendernode="}, same: samePath},
 	{kind: "mac address", same: sameMAC},
 	{kind: "uuid", same: sameUUID},
 	{kind: "integer", same: sameInteger},
 	{kind: "ipv6 address", same: sameIPv6},
-	{kind: "interface model", where: "<interface><model type=", same: strings.EqualFold},
-	{kind: "iscsi lun", where: "<disk><source name=", same: sameISCSITarget},
-	{kind: "inner xml", where: "(inner XML)", same: sameXML},
+	{kind: "interface model", where: []string{"<interface><model type="}, same: strings.EqualFold},
+	{kind: "iscsi lun", where: []string{"<disk><source name="}, same: sameISCSITarget},
+	{kind: "inner xml", where: []string{"(inner XML)"}, same: sameXML},
 }
 
 // leftOut is what libvirt 9.0 does not write back because it is its
@@ -100,10 +103,19 @@ func (n *node) sameSpelling(x, y string) bool {
 		return true
 	}
 	for _, s := range spellings {
-		if s.where != "" && !strings.Contains(n.xmlPath, s.where) {
-			continue
+		if s.appliesTo(n) && s.same(x, y) {
+			return true
 		}
-		if s.same(x, y) {
+	}
+	return false
+}
+
+func (s spelling) appliesTo(n *node) bool {
+	if len(s.where) == 0 {
+		return true
+	}
+	for _, w := range s.where {
+		if strings.Contains(n.xmlPath, w) {
 			return true
 		}
 	}
@@ -111,9 +123,10 @@ func (n *node) sameSpelling(x, y string) bool {
 }
 
 // samePath: libvirt sanitises the paths of storage pools (target path,
-// source dir): repeated slashes become one, a trailing slash goes, three or
-// more leading slashes become one while exactly two stay (POSIX gives "//"
-// its own meaning). "." and ".." are kept, so they are not folded here.
+// source dir) and a video accelerator's render node: repeated slashes
+// become one, a trailing slash goes, three or more leading slashes become
+// one while exactly two stay (POSIX gives "//" its own meaning). "." and
+// ".." are kept, so they are not folded here.
 func samePath(a, b string) bool {
 	if !strings.HasPrefix(a, "/") || !strings.HasPrefix(b, "/") {
 		return false

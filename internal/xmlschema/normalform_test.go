@@ -170,13 +170,28 @@ func TestNormalForms(t *testing.T) {
 	}
 }
 
-// A row limited to one attribute applies nowhere else: names and disk
-// buses are case-sensitive, and only an iSCSI source gets a LUN added.
+// A row limited to some attributes applies nowhere else: names and disk
+// buses are case-sensitive, only an iSCSI source gets a LUN added, and only
+// pool paths and render nodes are sanitised.
 func TestNormalFormsStayWhereTheyBelong(t *testing.T) {
-	other := &node{xmlPath: "<domain><devices><disk><target bus=...>", kind: kindString}
-	for _, p := range [][2]string{{"VIRTIO", "virtio"}, {"iqn.1992-01.com.example", "iqn.1992-01.com.example/0"}, {"Web", "web"}} {
-		if other.sameSpelling(p[0], p[1]) {
-			t.Errorf("%q and %q taken as one value on %s", p[0], p[1], other.xmlPath)
+	for _, c := range []struct{ xmlPath, a, b string }{
+		{"<domain><devices><disk><target bus=...>", "VIRTIO", "virtio"},
+		{"<domain><devices><disk><target bus=...>", "iqn.1992-01.com.example", "iqn.1992-01.com.example/0"},
+		{"<domain><name>", "Web", "web"},
+		// libvirt keeps these paths as written; an HTTP disk's name is a URL path
+		{"<domain><devices><disk><source file=...>", "/var/lib/a.img/", "/var/lib/a.img"},
+		{"<domain><devices><disk><source name=...>", "/images//a.iso", "/images/a.iso"},
+	} {
+		n := &node{xmlPath: c.xmlPath, kind: kindString}
+		if n.sameSpelling(c.a, c.b) {
+			t.Errorf("%q and %q taken as one value on %s", c.a, c.b, c.xmlPath)
+		}
+	}
+	// the path row covers every place libvirt sanitises
+	for _, xmlPath := range []string{"<pool><target><path>", "<pool><source><dir path=...>", "<domain><devices><video><model><acceleration rendernode=...>"} {
+		n := &node{xmlPath: xmlPath, kind: kindString}
+		if !n.sameSpelling("/srv//x/", "/srv/x") {
+			t.Errorf("path not sanitised on %s", xmlPath)
 		}
 	}
 }
