@@ -75,9 +75,10 @@ func (n *node) leftOutByLibvirt(v tftypes.Value) bool {
 
 // sameMeaning reports whether two known, non-null values of this attribute
 // mean the same to libvirt: equal, equal numbers, two spellings of one
-// value (spellings), the same quantity is handled by sameQuantity on the
-// value and unit pair, a machine alias and its expansion (sameMachine), or
-// the yes/no word for true (sameWord).
+// value (spellings), a machine alias and its expansion (sameMachine), or
+// the yes/no word and true (sameWord). A quantity in another unit involves
+// two attributes and is sameQuantity's, beside it in Reconcile and
+// PlanUpdate.
 func (n *node) sameMeaning(a, b tftypes.Value) bool {
 	if a.Equal(b) {
 		return true
