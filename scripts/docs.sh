@@ -105,7 +105,7 @@ log "reading the schema with $("$TOFU" version | head -1)"
 #                            to comes from page-config (below).
 #   module-stub PATH         a `module` block's local source PATH is an empty
 #                            module that requires this provider (the guide's
-#                            own module is not in this repository); tofu init
+#                            own module is not in this repository); tofu get
 #                            installs it, then validate checks the call.
 #   page-config              the block is part of the page's configuration:
 #                            every page-config block of the file is validated
@@ -117,10 +117,10 @@ log "reading the schema with $("$TOFU" version | head -1)"
 #
 # In templates/, a `{{ tffile "PATH" }}` line is the block tfplugindocs renders
 # from PATH (a marker before it applies), so a template's blocks are its
-# page's blocks. tfplugindocs renders a resource's import example (the paragraph "...can be
-# used with the `id` attribute") after its Example Usage, without a template
-# that could carry a marker: such a block and the page's first block are
-# page-config implicitly.
+# page's blocks. tfplugindocs renders a resource's import example (after the
+# sentence "...can be used with the `id` attribute") below its Example Usage,
+# on pages without a template that could carry a marker: such a block and
+# the page's first block are page-config implicitly.
 #
 # Other providers and modules: a block that needs a provider other than this
 # one or a module from a registry cannot be validated offline: it is marked
@@ -250,7 +250,8 @@ write_block_unit() {
 }
 
 check_doc_blocks() {
-  local f id file line marker bad=0 unit key hash dir label i
+  local f id file line marker bad=0 unit key hash dir label i d
+  local -a dirs=()
   local -a unformatted=()
   blocks=$work/blocks
   rm -rf "$blocks" && mkdir -p "$blocks"
@@ -274,10 +275,13 @@ check_doc_blocks() {
       n++; id = sprintf("%04d", n)
       printf "%s\t%s\t%d\t%s\n", id, FILENAME, FNR, marker > (out "/index.tsv")
       file = out "/" id ".tf"; printf "" > file
-      while ((getline l < path) > 0) print l > file
+      got = 0
+      while ((getline l < path) > 0) { print l > file; got = 1 }
+      if (!got) { printf "docs: %s:%d: tffile %s is missing or empty\n", FILENAME, FNR, path > "/dev/stderr"; missing = 1 }
       close(path); close(file); marker = ""; prev = ""
       next
     }
+    END { exit missing }
     /^[ \t]*$/ { next }
     {
       marker = ""
@@ -285,12 +289,20 @@ check_doc_blocks() {
         marker = $0; sub(/^ *<!-- *docs-check: */, "", marker); sub(/ *--> *$/, "", marker)
       }
       prev = $0
-    }' README.md $(find docs templates -type f \( -name '*.md' -o -name '*.md.tmpl' \) | LC_ALL=C sort)
+    }' README.md $(find docs templates -type f \( -name '*.md' -o -name '*.md.tmpl' \) | LC_ALL=C sort) || bad=1
   declare -gA block_file=() block_line=() block_marker=()
   local -A unit_blocks=() unit_result=() seen_hash=() first_block=() reason=()
   local -a units=()
   while IFS=$'\t' read -r id file line marker; do
     block_file[$id]=$file block_line[$id]=$line block_marker[$id]=$marker
+    # A misspelt directive would silently check less: refuse it.
+    IFS=';' read -ra dirs <<<"$marker"
+    for d in "${dirs[@]}"; do
+      [[ $d =~ ^\ *(fragment\ [a-z_]+(\.[a-z_]+)*|module-stub\ [^\ ]+|page-config|not\ validated:\ .+|import-example)\ *$ ]] || {
+        echo "docs: $file:$line: unknown docs-check directive '$d' (fragment TYPE[.ATTR...], module-stub PATH, page-config, not validated: REASON)" >&2
+        bad=1
+      }
+    done
     [[ -n ${first_block[$file]:-} ]] || first_block[$file]=$id
     if [[ $marker == import-example ]]; then
       block_marker[$id]=page-config
@@ -338,7 +350,7 @@ check_doc_blocks() {
       continue
     fi
     seen_hash[$hash]=$unit
-    if tofu_validate "$dir" "$label (block at line ${label#*:})"; then
+    if tofu_validate "$dir" "$label"; then
       unit_result[$unit]=ok
     else
       unit_result[$unit]=FAILED
