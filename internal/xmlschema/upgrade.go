@@ -18,6 +18,9 @@ func (n *node) upgradeAttrs(old map[string]any) map[string]any {
 	out := make(map[string]any, len(n.children))
 	for _, c := range n.children {
 		v, ok := old[c.name]
+		if !ok && c.earlier != "" {
+			v, ok = old[c.earlier]
+		}
 		if !ok && c.legacyIn != "" {
 			if in, isMap := old[c.legacyIn].(map[string]any); isMap {
 				v, ok = in[c.legacy]
@@ -25,6 +28,20 @@ func (n *node) upgradeAttrs(old map[string]any) map[string]any {
 		}
 		if !ok && c.legacy != "" {
 			v, ok = old[c.legacy]
+		}
+		if c.formerlyFlat {
+			if _, isObject := v.(map[string]any); ok && v != nil && !isObject {
+				// versions 0 and 1: max_size = 64, max_size_unit = "MiB"
+				o := map[string]any{}
+				for _, cc := range c.children {
+					if cc.text {
+						o[cc.name] = v
+					} else if a, set := old[c.name+"_"+cc.name]; set {
+						o[cc.name] = a
+					}
+				}
+				v = o
+			}
 		}
 		if !ok || v == nil {
 			continue
