@@ -60,7 +60,9 @@ type finding struct {
 	Message string
 }
 
-func (f finding) String() string { return fmt.Sprintf("%s:%d %s %s", f.File, f.Line, f.Rule, f.Message) }
+func (f finding) String() string {
+	return fmt.Sprintf("%s:%d %s %s", f.File, f.Line, f.Rule, f.Message)
+}
 
 // runTFLint lints dir (recursively) with lint.tflint.hcl and returns the findings.
 func runTFLint(t *testing.T, dir string) []finding {
