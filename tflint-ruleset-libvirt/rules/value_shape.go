@@ -36,8 +36,12 @@ func shapeMessage(m *mismatch) string {
 		name = name[:i]
 	}
 	if former, ok := formerShapeAt(m.typeName, m.path); ok && former.shape {
+		text, ok := literalText(m)
+		if !ok {
+			text = "..."
+		}
 		return fmt.Sprintf("`%s` is written as %s, the shape of %s, which %s does not take: write %s.",
-			m.path, article(m.got), former.era, m.typeName, former.instead)
+			m.path, article(m.got), former.era, m.typeName, strings.ReplaceAll(former.instead, "{value}", text))
 	}
 	switch {
 	case m.element:

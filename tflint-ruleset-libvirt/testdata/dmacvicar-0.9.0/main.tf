@@ -25,7 +25,8 @@ resource "libvirt_domain" "old" {
     rngs     = [{ device = "/dev/urandom" }]
     tpms     = [{ model = "tpm-crb", backend_type = "emulator" }]
   }
-  pm = { suspend_to_disk = "no" }
+  pm       = { suspend_to_disk = "no" }
+  features = { acpi = true, ioapic_driver = "kvm" }
 }
 
 resource "libvirt_volume" "old" {
