@@ -283,10 +283,7 @@ func alternatives(expr hclsyntax.Expression) []hclsyntax.Expression {
 		return append(alternatives(e.TrueResult), alternatives(e.FalseResult)...)
 	case *hclsyntax.FunctionCallExpr:
 		switch e.Name {
-		case "merge", "concat", "tolist", "toset", "tomap", "flatten":
-			if e.Name == "flatten" {
-				return nil // flatten takes nested lists apart: no shape to match
-			}
+		case "merge", "concat", "tolist", "toset", "tomap":
 			var out []hclsyntax.Expression
 			for _, a := range e.Args {
 				out = append(out, alternatives(a)...)
