@@ -193,3 +193,30 @@ resource "libvirt_volume" "b" {
 		t.Fatalf("want one issue on line 8, got %v", issues)
 	}
 }
+
+// TestMapNesting uses a made-up schema: no libvirt resource has a map of
+// objects today, but the walk must read one when the schema gets one.
+func TestMapNesting(t *testing.T) {
+	made, err := schema.Parse("resource libvirt_made_up\n items map\n  name string\n  on bool\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := providerSchema
+	providerSchema = made
+	defer func() { providerSchema = saved }()
+	src := `resource "libvirt_made_up" "a" {
+  items = {
+    first  = { name = "a", nmae = "b" }
+    second = { on = "yes" }
+  }
+}
+`
+	unknown := run(t, &UnknownAttributeRule{}, src)
+	if len(unknown) != 1 || !strings.HasPrefix(unknown[0].Message, "`items[\"first\"].nmae` is not an attribute") {
+		t.Fatalf("want the misspelt key in items[\"first\"], got %v", unknown)
+	}
+	shape := run(t, &ValueShapeRule{}, src)
+	if len(shape) != 1 || !strings.HasPrefix(shape[0].Message, "`items[\"second\"].on` is a bool, written as the string \"yes\"") {
+		t.Fatalf("want the yes/no string in items[\"second\"], got %v", shape)
+	}
+}
