@@ -93,7 +93,7 @@ func NewVolumeResource() resource.Resource {
 					"content": schema.SingleNestedAttribute{
 						Optional:    true,
 						Description: "Content to upload. Exactly one of `content` and `clone` is set.",
-						Attributes: map[string]schema.Attribute{
+						Attributes: mergeAttributes(contentDownloadAttributes(), map[string]schema.Attribute{
 							"url": schema.StringAttribute{
 								Required: true,
 								Description: "Where the content comes from: `http://` or `https://` URL, `file://` URL or a local path " +
@@ -118,11 +118,12 @@ func NewVolumeResource() resource.Resource {
 									"host with room for the image, which holds the content while it is copied into RBD " +
 									"(volume `<name>.rbd-staging`, deleted afterwards). A change replaces the volume.",
 							},
-						},
+						}),
 					},
 				},
 			},
-			"timeouts": timeouts.Attributes(context.Background(), timeouts.Opts{Create: true}),
+			"content_digest": contentDigestAttribute(),
+			"timeouts":       timeouts.Attributes(context.Background(), timeouts.Opts{Create: true}),
 		},
 		// growing applies in place; any other change needs a new volume
 		ReplaceOnChange: []string{treeresource.AllDocument},
@@ -147,6 +148,9 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if !checkCreateChoice(config, &resp.Diagnostics) {
 		return
 	}
+	if checkContentOptions(config, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	if req.State.Raw.IsNull() && config["capacity"].IsNull() && config["create"].IsNull() && config["backing_store"].IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("capacity"), "Missing volume capacity",
 			"capacity is required unless create.content.url or create.clone gives the volume its content (and size) "+
@@ -167,7 +171,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	state := treeresource.ObjectAttrs(req.State.Raw)
 	// create: replacing content needs a new volume; recording it for an
 	// imported volume (state has none) does not
-	if sc := state["create"]; !sc.IsNull() && !plan["create"].Equal(sc) {
+	if sc := state["create"]; !sc.IsNull() && !withoutTransport(plan["create"]).Equal(withoutTransport(sc)) {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("create"))
 	}
 	// recording it is only true when the volume holds it
@@ -254,12 +258,13 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			return
 		}
 	} else if url != "" {
-		src, err := storage.Open(ctx, url)
+		src, err := openContent(ctx, plan)
 		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("create"), "Cannot read volume content", "create.content.url: "+err.Error())
+			resp.Diagnostics.AddAttributeError(path.Root("create"), "Cannot read volume content", err.Error())
 			return
 		}
 		defer src.Close()
+		defer func() { resp.State.Raw = withContentDigest(resp.State.Raw, src) }()
 		// the create and upload run on a connection of their own: the stream
 		// does not hold up the other operations of a parallel apply, and a
 		// broken path ends each upload by itself (libvirt 9.0's daemon can

@@ -41,6 +41,7 @@ type Source struct {
 	wire   *countingReader // the compressed bytes, when Compression is set
 	dec    io.Closer       // the decompressor, when it needs closing
 	stall  context.CancelFunc
+	digest *digestReader // hashes the bytes as sent, when a checksum is expected
 }
 
 // peekSize is how much of the content is looked at before uploading: enough
@@ -68,6 +69,31 @@ var StallTimeout = 2 * time.Minute
 // Open opens content from an http:// or https:// URL, a file:// URL or a
 // local path, and peeks at its first bytes to find its format. Close it.
 func Open(ctx context.Context, raw string) (*Source, error) {
+	return OpenWith(ctx, raw, FetchOptions{})
+}
+
+// OpenWith is Open with download options: TLS settings, and an expected
+// checksum of the bytes as sent, checked while they stream (the reader
+// fails at the end when the digest differs).
+func OpenWith(ctx context.Context, raw string, opts FetchOptions) (*Source, error) {
+	s, err := openRaw(ctx, raw, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Checksum != nil {
+		s.digest = newDigestReader(s.raw, *opts.Checksum)
+		s.raw = s.digest
+		s.file = nil // every byte is read (and hashed), holes included
+	}
+	if err := s.peek(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openRaw opens the bytes at raw without looking at them.
+func openRaw(ctx context.Context, raw string, opts FetchOptions) (*Source, error) {
 	s := &Source{URL: raw, Size: -1}
 	u, err := url.Parse(raw)
 	if err == nil && u.User != nil {
@@ -75,7 +101,7 @@ func Open(ctx context.Context, raw string) (*Source, error) {
 	}
 	switch {
 	case err == nil && (u.Scheme == "http" || u.Scheme == "https"):
-		if err := s.openHTTP(ctx, u); err != nil {
+		if err := s.openHTTP(ctx, u, opts); err != nil {
 			return nil, err
 		}
 	case err == nil && u.Scheme == "file":
@@ -86,17 +112,22 @@ func Open(ctx context.Context, raw string) (*Source, error) {
 			return nil, err
 		}
 	case strings.Contains(raw, "://"):
-		return nil, fmt.Errorf("%s: unsupported URL scheme; use http://, https://, file:// or a local path", raw)
+		return nil, fmt.Errorf("%s: unsupported URL scheme; use http://, https://, file:// or a local path", s.URL)
 	default:
 		if err := s.openFile(raw); err != nil {
 			return nil, err
 		}
 	}
-	if err := s.peek(); err != nil {
-		s.Close()
-		return nil, err
-	}
 	return s, nil
+}
+
+// Digest is the checksum the bytes as sent were verified to have: set once
+// the content was read to its end and matched the one OpenWith was given.
+func (s *Source) Digest() *Checksum {
+	if s.digest == nil || s.digest.got == nil || *s.digest.got != s.digest.want {
+		return nil
+	}
+	return s.digest.got
 }
 
 func (s *Source) openFile(p string) error {
@@ -118,39 +149,26 @@ func (s *Source) openFile(p string) error {
 	return nil
 }
 
-func (s *Source) openHTTP(ctx context.Context, u *url.URL) error {
-	ctx, cancel := context.WithCancel(ctx)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+func (s *Source) openHTTP(ctx context.Context, u *url.URL, opts FetchOptions) error {
+	client, err := clientFor(opts)
 	if err != nil {
-		cancel()
 		return fmt.Errorf("%s: %w", s.URL, err)
 	}
-	resp, err := httpClient.Do(req)
+	b := &resumingBody{ctx: ctx, client: client, url: u.String(), shown: s.URL, size: -1}
+	resp, err := b.get(0)
 	if err != nil {
-		cancel()
 		return fmt.Errorf("downloading %s: %w", s.URL, err)
 	}
 	s.HTTPStatus = resp.StatusCode
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		resp.Body.Close()
-		cancel()
+		b.stop()
 		return fmt.Errorf("downloading %s: HTTP status %s", s.URL, resp.Status)
 	}
 	s.Size = resp.ContentLength // -1 when unknown
-	s.body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
-	s.raw, s.stall = resp.Body, cancel
+	b.body, b.size, b.validor = resp.Body, resp.ContentLength, validatorOf(resp.Header)
+	s.body, s.raw, s.stall = b, b, b.stop
 	return nil
-}
-
-type cancelOnClose struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (c *cancelOnClose) Close() error {
-	err := c.ReadCloser.Close()
-	c.cancel()
-	return err
 }
 
 // peek reads the first bytes into a small buffer (never the whole image) and

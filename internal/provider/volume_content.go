@@ -1,0 +1,172 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
+)
+
+// contentDownloadAttributes are the create.content attributes that say how
+// content is checked and fetched (besides url and staging_pool).
+func contentDownloadAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"checksum": schema.StringAttribute{
+			Optional: true,
+			Description: "The digest the content must have, `sha256:<64 hex digits>` or `sha512:<128 hex digits>`: the digest of the " +
+				"bytes as published (the file or the server's response, before any decompression), as SHA256SUMS files list it. It is " +
+				"computed while the content streams, without a second read; when it differs the create fails and leaves no volume " +
+				"behind. The digest is recorded in `content_digest`. At most one of `checksum` and `checksum_url`.",
+		},
+		"checksum_url": schema.StringAttribute{
+			Optional: true,
+			Description: "A checksum file listing the content's digest under its file name (the last element of `url`), as " +
+				"Debian, Ubuntu (`SHA256SUMS`, `SHA512SUMS`: `<hex>  <name>`) and Fedora (`CHECKSUM`: `SHA256 (<name>) = <hex>`, a " +
+				"PGP signature around it is ignored) publish them: `http(s)://`, `file://` or a local path, fetched with the same " +
+				"TLS settings. The digest found is checked like `checksum` and recorded in `content_digest`.",
+		},
+		"tls_ca_file": schema.StringAttribute{
+			Optional: true,
+			Description: "A PEM file of the certificate authorities that `https://` servers of `url` and `checksum_url` are " +
+				"verified against, instead of the system's. Changing it does not replace the volume.",
+		},
+		"tls_insecure": schema.BoolAttribute{
+			Optional: true,
+			Description: "Skip the verification of `https://` servers' certificates (a warning says so at plan). Prefer " +
+				"`tls_ca_file`, or a checksum, which proves the content whatever the server. Changing it does not replace the volume.",
+		},
+	}
+}
+
+// contentDigestAttribute is the top-level record of the digest checked.
+func contentDigestAttribute() schema.Attribute {
+	return schema.StringAttribute{
+		Computed:      true,
+		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		Description: "The digest of the content checked when the volume was created (`sha256:<hex>` or `sha512:<hex>`), from " +
+			"`create.content.checksum` or `create.content.checksum_url`; null when none was given.",
+	}
+}
+
+// contentTransportOnly are the create.content attributes that change how
+// content is fetched but not which content: changing them replaces nothing.
+var contentTransportOnly = []string{"tls_ca_file", "tls_insecure"}
+
+// withoutTransport returns create with the transport-only attributes
+// nulled, for comparing which content two configurations give.
+func withoutTransport(create tftypes.Value) tftypes.Value {
+	if create.IsNull() || !create.IsKnown() {
+		return create
+	}
+	attrs := treeresource.ObjectAttrs(create)
+	content := attrs["content"]
+	if content.IsNull() || !content.IsKnown() {
+		return create
+	}
+	ca := treeresource.ObjectAttrs(content)
+	ct := content.Type().(tftypes.Object)
+	for _, name := range contentTransportOnly {
+		if t, ok := ct.AttributeTypes[name]; ok {
+			ca[name] = tftypes.NewValue(t, nil)
+		}
+	}
+	attrs["content"] = tftypes.NewValue(ct, ca)
+	return tftypes.NewValue(create.Type(), attrs)
+}
+
+// contentAttrs returns create.content's attributes, nil when not set.
+func contentAttrs(attrs map[string]tftypes.Value) map[string]tftypes.Value {
+	return treeresource.ObjectAttrs(treeresource.ObjectAttrs(attrs["create"])["content"])
+}
+
+// contentFetchOptions are the TLS settings of create.content.
+func contentFetchOptions(attrs map[string]tftypes.Value) storage.FetchOptions {
+	c := contentAttrs(attrs)
+	ca, _ := treeresource.String(c, "tls_ca_file")
+	insecure, _ := treeresource.Bool(c, "tls_insecure")
+	return storage.FetchOptions{CAFile: ca, Insecure: insecure}
+}
+
+// checkContentOptions validates the checksum attributes at plan and warns
+// about skipped TLS verification.
+func checkContentOptions(config map[string]tftypes.Value, diags *diag.Diagnostics) {
+	c := contentAttrs(config)
+	if c == nil {
+		return
+	}
+	at := path.Root("create").AtName("content")
+	sum, hasSum := treeresource.String(c, "checksum")
+	sumURL, hasURL := treeresource.String(c, "checksum_url")
+	if hasSum && hasURL && sum != "" && sumURL != "" {
+		diags.AddAttributeError(at.AtName("checksum_url"), "Conflicting checksums",
+			"create.content: set at most one of checksum (the digest itself) and checksum_url (a file listing it).")
+	}
+	if hasSum && sum != "" {
+		if _, err := storage.ParseChecksum(sum); err != nil {
+			diags.AddAttributeError(at.AtName("checksum"), "Invalid checksum", "create.content.checksum: "+err.Error())
+		}
+	}
+	if insecure, _ := treeresource.Bool(c, "tls_insecure"); insecure {
+		diags.AddAttributeWarning(at.AtName("tls_insecure"), "TLS verification is off",
+			"create.content.tls_insecure = true: the certificates of https servers are not verified, so anyone on the path can "+
+				"send other content. Set create.content.checksum (or checksum_url from a trusted source) to prove the content, "+
+				"or tls_ca_file to trust a private certificate authority instead.")
+	}
+}
+
+// openContent opens create.content.url with its TLS settings and its
+// expected checksum, resolved from checksum or checksum_url.
+func openContent(ctx context.Context, plan map[string]tftypes.Value) (*storage.Source, error) {
+	c := contentAttrs(plan)
+	url, _ := treeresource.String(c, "url")
+	sum, _ := treeresource.String(c, "checksum")
+	sumURL, _ := treeresource.String(c, "checksum_url")
+	opts := contentFetchOptions(plan)
+	want, err := storage.ResolveChecksum(ctx, url, sum, sumURL, opts)
+	if err != nil {
+		if sum != "" {
+			return nil, fmt.Errorf("create.content.checksum: %w", err)
+		}
+		return nil, fmt.Errorf("create.content.checksum_url: %w", err)
+	}
+	opts.Checksum = want
+	src, err := storage.OpenWith(ctx, url, opts)
+	if err != nil {
+		return nil, fmt.Errorf("create.content.url: %w", err)
+	}
+	return src, nil
+}
+
+// withContentDigest returns the state with content_digest set to the digest
+// the content was checked against (null when none).
+func withContentDigest(state tftypes.Value, src *storage.Source) tftypes.Value {
+	attrs := treeresource.ObjectAttrs(state)
+	if attrs == nil {
+		return state
+	}
+	if d := src.Digest(); d != nil {
+		attrs["content_digest"] = treeresource.StringValue(d.String())
+	} else {
+		attrs["content_digest"] = tftypes.NewValue(tftypes.String, nil)
+	}
+	return tftypes.NewValue(state.Type(), attrs)
+}
+
+// mergeAttributes returns one map holding the attributes of all.
+func mergeAttributes(all ...map[string]schema.Attribute) map[string]schema.Attribute {
+	out := map[string]schema.Attribute{}
+	for _, m := range all {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
