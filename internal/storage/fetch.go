@@ -191,7 +191,7 @@ func (b *resumingBody) resume(cause error) error {
 		if resp.StatusCode == http.StatusOK && b.validor != "" {
 			why = "the content changed on the server (or it ignores Range)"
 		}
-		return fmt.Errorf("connection lost after %d of %d bytes (%v) and cannot resume: %s (HTTP status %s)", b.n, b.size, cause, why, resp.Status)
+		return fmt.Errorf("cannot resume at byte %d: %s (HTTP status %s): %w", b.n, why, resp.Status, cause)
 	}
 	b.body = resp.Body
 	return nil

@@ -1,0 +1,233 @@
+package provider
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
+)
+
+// imageServer serves images on 127.0.0.1 the way mirrors do, and misbehaves
+// on request:
+//
+//	/img/<name>          the file, with Range support and an ETag
+//	/SHA256SUMS          the GNU checksum list of all files (plus another entry)
+//	/drop-once/<name>    the first request sends half and drops the connection
+//	/drop-always/<name>  every request sends half of what it asked for and drops
+//
+// It counts GET requests per path.
+type imageServer struct {
+	*httptest.Server
+	files map[string][]byte
+	mu    sync.Mutex
+	gets  map[string]int
+	drops map[string]int
+}
+
+func newImageServer(t *testing.T, files map[string][]byte) *imageServer {
+	s := &imageServer{files: files, gets: map[string]int{}, drops: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *imageServer) count(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gets[path]
+}
+
+func (s *imageServer) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.gets[r.URL.Path]++
+	drops := s.drops[r.URL.Path]
+	s.mu.Unlock()
+	if r.URL.Path == "/SHA256SUMS" {
+		fmt.Fprintf(w, "%s  unrelated.iso\n", strings.Repeat("0", 64))
+		for name, data := range s.files {
+			sum := sha256.Sum256(data)
+			fmt.Fprintf(w, "%s *%s\n", hex.EncodeToString(sum[:]), name)
+		}
+		return
+	}
+	mode, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	data, ok := s.files[name]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	if mode == "drop-always" || (mode == "drop-once" && drops == 0) {
+		s.mu.Lock()
+		s.drops[r.URL.Path]++
+		s.mu.Unlock()
+		from := 0
+		if rg := r.Header.Get("Range"); rg != "" {
+			fmt.Sscanf(rg, "bytes=%d-", &from)
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", from, len(data)-1, len(data)))
+			w.Header().Set("Content-Length", fmt.Sprint(len(data)-from))
+			w.WriteHeader(http.StatusPartialContent)
+		} else {
+			w.Header().Set("Content-Length", fmt.Sprint(len(data)))
+		}
+		w.Write(data[from : from+(len(data)-from)/2])
+		w.(http.Flusher).Flush()
+		if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			c.Close()
+		}
+		return
+	}
+	w.Header().Set("ETag", `"v1"`)
+	http.ServeContent(w, r, name, time.Unix(1700000000, 0), bytes.NewReader(data))
+}
+
+func sha256Digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+// TestAccVolume_checksums creates volumes whose content is checked against
+// a checksum (given, or from a SHA256SUMS file), one of them through a
+// connection dropped after half the bytes (resumed with a Range request);
+// a wrong digest, and a connection that drops on every try, fail and leave
+// no volume; a malformed checksum is refused at plan naming the attribute.
+func TestAccVolume_checksums(t *testing.T) {
+	l := testAccStorageConn(t)
+	old := storage.RetryBackoff
+	storage.RetryBackoff = 20 * time.Millisecond
+	t.Cleanup(func() { storage.RetryBackoff = old })
+
+	a, b := randomBytes(t, 5<<20), randomBytes(t, 3<<20+17)
+	srv := newImageServer(t, map[string][]byte{"a.img": a, "b.img": b})
+	local := filepath.Join(t.TempDir(), "local.img")
+	if err := os.WriteFile(local, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pool := testAccPool()
+	one := func(name, content string) string {
+		return testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_volume" "v" {
+  name   = %q
+  pool   = %q
+  create = { content = { %s } }
+}
+`, name, pool, content)
+	}
+	good := testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_volume" "sums" {
+  name   = "img-sums.img"
+  pool   = %[1]q
+  create = { content = { url = "%[2]s/img/a.img", checksum_url = "%[2]s/SHA256SUMS" } }
+}
+resource "libvirt_volume" "resumed" {
+  name   = "img-resumed.img"
+  pool   = %[1]q
+  create = { content = { url = "%[2]s/drop-once/b.img", checksum = %[3]q } }
+}
+resource "libvirt_volume" "local" {
+  name   = "img-local.img"
+  pool   = %[1]q
+  create = { content = { url = %[4]q, checksum = %[3]q } }
+}
+`, pool, srv.URL, sha256Digest(b), local)
+	noVolume := func(names ...string) func() {
+		return func() {
+			if err := checkNoVolume(l, names...); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	wrong := "sha256:" + strings.Repeat("ab", 32)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             volumeCheckDestroy(l, "img-wrong.img", "img-sums.img", "img-resumed.img", "img-local.img", "img-dropped.img"),
+		Steps: []resource.TestStep{
+			{
+				Config:      one("img-wrong.img", fmt.Sprintf("url = %q, checksum = %q", srv.URL+"/img/a.img", wrong)),
+				ExpectError: regexp.MustCompile(`(?s)/img/a\.img.*checksum\s+mismatch.*` + sha256Digest(a)[:20] + `.*expected\s+` + wrong[:20]),
+			},
+			{
+				PreConfig:   noVolume("img-wrong.img"),
+				Config:      one("img-wrong.img", fmt.Sprintf("url = %q, checksum = %q", local, wrong)),
+				ExpectError: regexp.MustCompile(`(?s)local\.img.*checksum\s+mismatch`),
+			},
+			{
+				PreConfig:   noVolume("img-wrong.img"),
+				Config:      one("img-wrong.img", fmt.Sprintf("url = %q, checksum = \"sha256:1234\"", local)),
+				ExpectError: regexp.MustCompile(`(?s)create\.content\.checksum.*a\s+sha256\s+digest\s+is\s+64\s+hexadecimal\s+digits`),
+			},
+			{
+				Config:      one("img-dropped.img", fmt.Sprintf("url = %q", srv.URL+"/drop-always/a.img")),
+				ExpectError: regexp.MustCompile(`(?s)/drop-always/a\.img.*connection\s+closed\s+after\s+\d+\s+of\s+5242880\s+bytes.*after\s+4\s+retries.*bytes\s+transferred`),
+			},
+			{
+				PreConfig: func() {
+					noVolume("img-wrong.img", "img-dropped.img")()
+					if n := srv.count("/drop-always/a.img"); n != storage.Retries+1 {
+						t.Errorf("drop-always: %d requests, want %d", n, storage.Retries+1)
+					}
+				},
+				Config: good,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_volume.sums", tfjsonpath.New("content_digest"), knownvalue.StringExact(sha256Digest(a))),
+					statecheck.ExpectKnownValue("libvirt_volume.resumed", tfjsonpath.New("content_digest"), knownvalue.StringExact(sha256Digest(b))),
+					statecheck.ExpectKnownValue("libvirt_volume.local", tfjsonpath.New("content_digest"), knownvalue.StringExact(sha256Digest(b))),
+				},
+				Check: func(st *terraform.State) error {
+					for name, want := range map[string][]byte{"img-sums.img": a, "img-resumed.img": b, "img-local.img": b} {
+						if err := checkVolumeContent(l, name, want)(st); err != nil {
+							return err
+						}
+					}
+					if n := srv.count("/drop-once/b.img"); n != 2 {
+						return fmt.Errorf("drop-once: %d requests, want 2 (one dropped, one Range request resuming it)", n)
+					}
+					return nil
+				},
+				ConfigPlanChecks: emptyPlanAfterApply,
+			},
+			{
+				// how content is fetched is not which content: nothing is replaced
+				Config: strings.Replace(good, `checksum_url = "`, `tls_insecure = true, checksum_url = "`, 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("libvirt_volume.sums", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("libvirt_volume.resumed", plancheck.ResourceActionNoop),
+				}, PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_volume.sums", tfjsonpath.New("content_digest"), knownvalue.StringExact(sha256Digest(a))),
+					statecheck.ExpectKnownValue("libvirt_volume.sums", tfjsonpath.New("create").AtMapKey("content").AtMapKey("tls_insecure"), knownvalue.Bool(true)),
+				},
+			},
+			{
+				// a different checksum is different content: replaced
+				Config: strings.Replace(good, `checksum = "`+sha256Digest(b)+`" } }
+}
+resource "libvirt_volume" "local"`, `checksum = "`+wrong+`" } }
+}
+resource "libvirt_volume" "local"`, 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("libvirt_volume.resumed", plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ExpectError: regexp.MustCompile(`checksum\s+mismatch`),
+			},
+		},
+	})
+}
