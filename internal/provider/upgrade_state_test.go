@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -146,10 +147,12 @@ func TestUpgradeStateFromVersion0(t *testing.T) {
 	}
 }
 
-// TestUpgradeStateFromDmacvicar: every resource of the state dmacvicar/libvirt
-// 0.9.7 wrote (shared/reference) upgrades without error, with its values.
-func TestUpgradeStateFromDmacvicar(t *testing.T) {
-	raw, err := os.ReadFile("../../../shared/reference/dmacvicar-libvirt-0.9.7/terraform.tfstate")
+// dmacvicarStates reads the state dmacvicar/libvirt 0.9.7 wrote
+// (shared/reference): each tree resource's attributes by address, all at
+// schema version 0.
+func dmacvicarStates(t *testing.T) map[string]map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(dmacvicarReference + "/terraform.tfstate")
 	if err != nil {
 		t.Fatalf("the reference state (shared/reference beside the checkout): %v", err)
 	}
@@ -165,7 +168,7 @@ func TestUpgradeStateFromDmacvicar(t *testing.T) {
 	if err := json.Unmarshal(raw, &st); err != nil {
 		t.Fatal(err)
 	}
-	upgraded := map[string]map[string]any{}
+	out := map[string]map[string]any{}
 	for _, r := range st.Resources {
 		if r.Type == "libvirt_cloudinit_disk" {
 			continue // not a tree resource; its state is read as it is
@@ -174,8 +177,18 @@ func TestUpgradeStateFromDmacvicar(t *testing.T) {
 			if in.SchemaVersion != 0 {
 				t.Fatalf("%s.%s: schema version %d", r.Type, r.Name, in.SchemaVersion)
 			}
-			upgraded[r.Type+"."+r.Name] = upgradeState(t, r.Type, in.Attributes)
+			out[r.Type+"."+r.Name] = in.Attributes
 		}
+	}
+	return out
+}
+
+// TestUpgradeStateFromDmacvicar: every resource of the state dmacvicar/libvirt
+// 0.9.7 wrote (shared/reference) upgrades without error, with its values.
+func TestUpgradeStateFromDmacvicar(t *testing.T) {
+	upgraded := map[string]map[string]any{}
+	for addr, attrs := range dmacvicarStates(t) {
+		upgraded[addr] = upgradeState(t, strings.SplitN(addr, ".", 2)[0], attrs)
 	}
 	checks := []struct {
 		addr string
@@ -201,5 +214,23 @@ func TestUpgradeStateFromDmacvicar(t *testing.T) {
 		if v := at(upgraded[c.addr], c.path...); v != c.want {
 			t.Errorf("%s %v = %#v, want %#v", c.addr, c.path, v, c.want)
 		}
+	}
+}
+
+// TestUpgradeStateFromDmacvicarRunningDomain: 0.9.7's domain `id` is
+// libvirt's runtime domain number (`virsh domid`), a number in its state
+// while the domain runs (the reference state, of a stopped domain, has
+// none); the UUID is in `uuid`. Here the id is the UUID: the number must not
+// become the id ("3" is not a UUID, and every read would fail).
+func TestUpgradeStateFromDmacvicarRunningDomain(t *testing.T) {
+	attrs := dmacvicarStates(t)["libvirt_domain.vm"]
+	attrs["id"] = 3 // as 0.9.7 writes it for a running domain
+	attrs["running"] = true
+	got := upgradeState(t, "libvirt_domain", attrs)
+	if got["id"] != "5fd82859-f5e6-46dc-89c3-05539029f473" {
+		t.Errorf("id = %#v, want the UUID 5fd82859-f5e6-46dc-89c3-05539029f473", got["id"])
+	}
+	if got["uuid"] != "5fd82859-f5e6-46dc-89c3-05539029f473" || got["running"] != true {
+		t.Errorf("uuid = %#v, running = %#v: the rest of the state must be kept", got["uuid"], got["running"])
 	}
 }

@@ -38,9 +38,15 @@ func (b *Base[T]) upgradeFromV0(ctx context.Context, req resource.UpgradeStateRe
 			doc[name] = v
 		}
 	}
-	// dmacvicar/libvirt 0.9 kept no id for a domain: the UUID is the id here
-	if doc["id"] == nil && doc["uuid"] != nil {
-		doc["id"] = doc["uuid"]
+	// dmacvicar/libvirt 0.9's domain `id` is not a resource id but libvirt's
+	// runtime domain number (`virsh domid`): a JSON number while the domain
+	// runs, absent while it is stopped. The id here is the UUID; a number
+	// kept as the id would be read as the string "3" and fail every read.
+	if _, isString := doc["id"].(string); !isString {
+		delete(doc, "id")
+		if doc["uuid"] != nil {
+			doc["id"] = doc["uuid"]
+		}
 	}
 	js, err := json.Marshal(doc)
 	if err != nil {
