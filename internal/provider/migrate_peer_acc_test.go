@@ -147,8 +147,9 @@ func (w *peerWorkdir) read() string { return readFile(w.t, filepath.Join(w.dir, 
 // (update, replace, create, delete, import) and the top-level attributes
 // whose value changes or becomes unknown.
 type peerPlanned struct {
-	action string
-	attrs  []string
+	action  string
+	attrs   []string // known values that change
+	unknown []string // values the plan leaves to the apply ("known after apply")
 }
 
 func (c peerPlanned) String() string {
@@ -200,7 +201,7 @@ func (w *peerWorkdir) planChanges() (map[string]peerPlanned, string) {
 		if rc.Change.Importing != nil && action != "import" {
 			action = "import+" + action
 		}
-		var attrs []string
+		var attrs, unknown []string
 		if action == "update" || action == "replace" || action == "import+update" {
 			seen := map[string]bool{}
 			for k := range rc.Change.Before {
@@ -210,9 +211,8 @@ func (w *peerWorkdir) planChanges() (map[string]peerPlanned, string) {
 				seen[k] = true
 			}
 			for k := range seen {
-				unknown := string(rc.Change.AfterUnknown[k])
-				if unknown != "" && unknown != "false" && !onlyFalse(unknown) {
-					attrs = append(attrs, k)
+				if u := string(rc.Change.AfterUnknown[k]); u != "" && strings.Contains(u, "true") {
+					unknown = append(unknown, k)
 					continue
 				}
 				if !jsonEqual(rc.Change.Before[k], rc.Change.After[k]) {
@@ -220,16 +220,11 @@ func (w *peerWorkdir) planChanges() (map[string]peerPlanned, string) {
 				}
 			}
 			sort.Strings(attrs)
+			sort.Strings(unknown)
 		}
-		changes[rc.Address] = peerPlanned{action: action, attrs: attrs}
+		changes[rc.Address] = peerPlanned{action: action, attrs: attrs, unknown: unknown}
 	}
 	return changes, out
-}
-
-// onlyFalse reports whether an after_unknown value marks nothing unknown
-// (nested objects and lists of false).
-func onlyFalse(unknown string) bool {
-	return !strings.Contains(unknown, "true")
 }
 
 func jsonEqual(a, b json.RawMessage) bool {
@@ -427,6 +422,10 @@ type peerCase struct {
 	change     func(config string) string
 	changeDesc string
 	want       map[string]string
+	// recomputed lists, per resource, the read-only values the change may
+	// leave to the apply (a grown volume's allocation); anything else the
+	// plan marks unknown fails the case.
+	recomputed map[string][]string
 }
 
 // runPeerMove applies c.config with the old provider, moves it as the 0.9.x
@@ -487,6 +486,17 @@ func runPeerMove(t *testing.T, c peerCase) {
 	}
 	if !equalMaps(got, c.want) {
 		t.Errorf("%s: the plan is %v, want %v\n%s", c.changeDesc, got, c.want, out)
+	}
+	for addr, ch := range changes {
+		allowed := map[string]bool{}
+		for _, a := range c.recomputed[addr] {
+			allowed[a] = true
+		}
+		for _, u := range ch.unknown {
+			if !allowed[u] {
+				t.Errorf("%s: the plan leaves %s.%s to the apply (known after apply)", c.changeDesc, addr, u)
+			}
+		}
 	}
 	migrateRow(t, c.name, "dmacvicar/libvirt "+c.old, firstPlan, restarted,
 		c.changeDesc+" -> "+summary(changes), time.Since(start).Round(time.Second).String())
@@ -906,7 +916,8 @@ resource "libvirt_domain" "node" {
 		change: func(config string) string {
 			return strings.Replace(config, "capacity = 33554432", "capacity = 50331648", 1)
 		},
-		want: map[string]string{"libvirt_volume.data": "update(capacity)"},
+		want:       map[string]string{"libvirt_volume.data": "update(capacity)"},
+		recomputed: map[string][]string{"libvirt_volume.data": {"allocation", "allocation_unit", "capacity_unit"}},
 	})
 }
 
@@ -1376,4 +1387,366 @@ resource "libvirt_domain" "consoles" {
 		},
 		want: map[string]string{"libvirt_domain.consoles": "update(description)"},
 	})
+}
+
+// TestAccPeer083_guide is the 0.8.x section of
+// docs/guides/migrating-from-dmacvicar-libvirt.md run as written on a lab
+// made by the real dmacvicar/libvirt 0.8.3 (SDKv2, blocks): a NAT network
+// with DNS hosts, a pool, a base image from a URL with an overlay, a
+// cloud-init seed and a running domain with a console, VNC and the guest
+// agent. The old resources leave the state with `tofu state rm`, the
+// configuration is rewritten in the new shape with the guide's tables, the
+// objects are imported with import blocks, and the plan must show imports
+// and nothing else.
+func TestAccPeer083_guide(t *testing.T) {
+	testAccPreCheck(t)
+	t.Parallel()
+	start := time.Now()
+	objects := hostObjects{
+		domains: []string{"mig-old-vm1"}, networks: []string{"mig-old-net"},
+		pools: []string{"mig-old-pool"}, dirs: []string{"/var/lib/libvirt/mig-old-pool"},
+	}
+	objects.cleanup(t)
+	t.Cleanup(func() { objects.cleanup(t) })
+	images := peerImages(t)
+	w := newPeerWorkdir(t, "0.8.3")
+	w.write(fmt.Sprintf(`terraform {
+  required_providers {
+    libvirt = {
+      source  = "dmacvicar/libvirt"
+      version = "0.8.3"
+    }
+  }
+}
+
+provider "libvirt" {
+  uri = "qemu:///system"
+}
+
+resource "libvirt_pool" "lab" {
+  name = "mig-old-pool"
+  type = "dir"
+  path = "/var/lib/libvirt/mig-old-pool"
+}
+
+resource "libvirt_network" "lab" {
+  name      = "mig-old-net"
+  mode      = "nat"
+  domain    = "mig-old.lab"
+  addresses = ["10.241.8.0/24"]
+  dhcp {
+    enabled = true
+  }
+  dns {
+    enabled = true
+    hosts {
+      hostname = "vm1.mig-old.lab"
+      ip       = "10.241.8.11"
+    }
+  }
+}
+
+resource "libvirt_volume" "base" {
+  name   = "mig-old-base.qcow2"
+  pool   = libvirt_pool.lab.name
+  source = "%s/len/base.qcow2"
+  format = "qcow2"
+}
+
+resource "libvirt_volume" "root" {
+  name           = "mig-old-vm1-root.qcow2"
+  pool           = libvirt_pool.lab.name
+  base_volume_id = libvirt_volume.base.id
+  size           = 67108864
+  format         = "qcow2"
+}
+
+resource "libvirt_cloudinit_disk" "vm1" {
+  name      = "mig-old-vm1-seed.iso"
+  pool      = libvirt_pool.lab.name
+  user_data = "#cloud-config\n"
+  meta_data = "instance-id: vm1\nlocal-hostname: vm1\n"
+}
+
+resource "libvirt_domain" "vm1" {
+  name       = "mig-old-vm1"
+  type       = "qemu"
+  memory     = 128
+  vcpu       = 1
+  qemu_agent = true
+  cloudinit  = libvirt_cloudinit_disk.vm1.id
+
+  disk {
+    volume_id = libvirt_volume.root.id
+  }
+  network_interface {
+    network_name = libvirt_network.lab.name
+    mac          = "52:54:00:41:08:11"
+  }
+  console {
+    type        = "pty"
+    target_type = "serial"
+    target_port = "0"
+  }
+  graphics {
+    type        = "vnc"
+    listen_type = "address"
+  }
+}
+`, images.URL))
+	w.must("init", "-input=false")
+	w.must("apply", "-input=false", "-auto-approve")
+	before := objects.snapshot(t)
+
+	// 3.1 forget the old objects (libvirt is not touched)
+	w.must("state", "pull")
+	w.must("state", "rm", "libvirt_domain.vm1", "libvirt_volume.root", "libvirt_volume.base",
+		"libvirt_cloudinit_disk.vm1", "libvirt_network.lab", "libvirt_pool.lab")
+	// 1 and 2: the provider and the configuration in the new shape (the
+	// guide's tables, and its notes on the imported cloud-init seed); 3.2:
+	// import blocks
+	moved := `terraform {
+  required_providers {
+    libvirt = {
+      source = "virtxml/libvirt"
+    }
+  }
+}
+
+provider "libvirt" {
+  uri = "qemu:///system"
+}
+
+resource "libvirt_pool" "lab" {
+  name = "mig-old-pool"
+  type = "dir"
+  target = {
+    path = "/var/lib/libvirt/mig-old-pool"
+  }
+}
+
+resource "libvirt_network" "lab" {
+  name = "mig-old-net"
+  forward = {
+    mode = "nat"
+  }
+  domain = {
+    name = "mig-old.lab"
+  }
+  ips = [{
+    address = cidrhost("10.241.8.0/24", 1)
+    prefix  = 24
+    dhcp = {
+      ranges = [{
+        start = cidrhost("10.241.8.0/24", 2)
+        end   = cidrhost("10.241.8.0/24", 254)
+      }]
+    }
+  }]
+  dns = {
+    enable = "yes"
+    host = [{
+      ip = "10.241.8.11"
+      hostnames = [{
+        hostname = "vm1.mig-old.lab"
+      }]
+    }]
+  }
+}
+
+resource "libvirt_volume" "base" {
+  name = "mig-old-base.qcow2"
+  pool = libvirt_pool.lab.name
+  target = {
+    format = {
+      type = "qcow2"
+    }
+  }
+}
+
+resource "libvirt_volume" "root" {
+  name     = "mig-old-vm1-root.qcow2"
+  pool     = libvirt_pool.lab.name
+  capacity = 67108864
+  target = {
+    format = {
+      type = "qcow2"
+    }
+  }
+  backing_store = {
+    path = libvirt_volume.base.path
+    format = {
+      type = "qcow2"
+    }
+  }
+}
+
+resource "libvirt_volume" "vm1_seed" {
+  name = "mig-old-vm1-seed.iso"
+  pool = libvirt_pool.lab.name
+}
+
+resource "libvirt_domain" "vm1" {
+  name        = "mig-old-vm1"
+  type        = "qemu"
+  memory      = 128
+  memory_unit = "MiB"
+  vcpu        = 1
+  running     = true
+
+  os = {
+    type = "hvm"
+  }
+
+  devices = {
+    disks = [
+      {
+        source = {
+          volume = {
+            pool   = libvirt_pool.lab.name
+            volume = libvirt_volume.root.name
+          }
+        }
+        target = {
+          dev = "vda"
+          bus = "virtio"
+        }
+        driver = {
+          type = "qcow2"
+        }
+      },
+      {
+        device = "cdrom"
+        source = {
+          file = {
+            file = libvirt_volume.vm1_seed.path
+          }
+        }
+        target = {
+          dev = "hdd"
+          bus = "ide"
+        }
+        read_only = true
+      },
+    ]
+    interfaces = [{
+      type = "network"
+      model = {
+        type = "virtio"
+      }
+      source = {
+        network = {
+          network = "mig-old-net"
+        }
+      }
+      mac = {
+        address = "52:54:00:41:08:11"
+      }
+    }]
+    serials = [{
+      target = {
+        port = 0
+      }
+    }]
+    consoles = [{
+      target = {
+        type = "serial"
+        port = 0
+      }
+    }]
+    channels = [{
+      source = {
+        unix = {}
+      }
+      target = {
+        virt_io = {
+          name = "org.qemu.guest_agent.0"
+        }
+      }
+    }]
+    graphics = [{
+      vnc = {
+        listen    = "127.0.0.1"
+        auto_port = true
+      }
+    }]
+  }
+}
+
+import {
+  to = libvirt_pool.lab
+  id = "mig-old-pool"
+}
+
+import {
+  to = libvirt_network.lab
+  id = "mig-old-net"
+}
+
+import {
+  to = libvirt_volume.base
+  id = "mig-old-pool/mig-old-base.qcow2"
+}
+
+import {
+  to = libvirt_volume.root
+  id = "mig-old-pool/mig-old-vm1-root.qcow2"
+}
+
+import {
+  to = libvirt_volume.vm1_seed
+  id = "mig-old-pool/mig-old-vm1-seed.iso"
+}
+
+import {
+  to = libvirt_domain.vm1
+  id = "mig-old-vm1"
+}
+`
+	w.write(moved)
+	w.must("init", "-input=false")
+	first, out := w.planChanges()
+	wantImports := []string{"libvirt_domain.vm1", "libvirt_network.lab", "libvirt_pool.lab",
+		"libvirt_volume.base", "libvirt_volume.root", "libvirt_volume.vm1_seed"}
+	onlyImports := len(first) == len(wantImports)
+	for _, addr := range wantImports {
+		if first[addr].action != "import" {
+			onlyImports = false
+		}
+	}
+	if !onlyImports {
+		t.Errorf("the plan after the guide's steps is not imports only: %s\n%s", summary(first), out)
+	}
+	firstPlan := fmt.Sprintf("%d imports, nothing else", len(first))
+	if !onlyImports {
+		firstPlan = summary(first)
+	}
+	restarted := "(not applied)"
+	if onlyImports {
+		w.must("apply", "-input=false", "-auto-approve")
+		restarted = "none"
+		if changed := before.compare(t, objects.snapshot(t)); len(changed) > 0 {
+			restarted = strings.Join(changed, ", ")
+		}
+		if out, code := w.tofu("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+			t.Errorf("the plan after the imports is not empty (exit %d):\n%s", code, out)
+		}
+	}
+
+	// a deliberate change: a DHCP reservation for vm1
+	w.write(strings.Replace(moved, `        end   = cidrhost("10.241.8.0/24", 254)
+      }]`, `        end   = cidrhost("10.241.8.0/24", 254)
+      }]
+      hosts = [{
+        mac  = "52:54:00:41:08:11"
+        ip   = "10.241.8.11"
+        name = "vm1"
+      }]`, 1))
+	changes, out := w.planChanges()
+	if got := summary(changes); got != "libvirt_network.lab: update(ips)" {
+		t.Errorf("DHCP host added: the plan is %s, want libvirt_network.lab: update(ips)\n%s", got, out)
+	}
+	migrateRow(t, "0.8.x guide: NAT+DNS, pool, URL base+overlay, cloud-init seed, running (state rm + import)",
+		"dmacvicar/libvirt 0.8.3", firstPlan, restarted, "DHCP host added -> "+summary(changes),
+		time.Since(start).Round(time.Second).String())
 }
