@@ -18,7 +18,7 @@ test-migrate: ## Moves from the real dmacvicar/libvirt 0.9.7 and 0.8.3 (plan aft
 	@start=$$SECONDS; table=$$(mktemp); \
 	source $(TFPLV_ENV) && TF_ACC=1 MIGRATE_TABLE=$$table go test -tags migrate ./internal/provider -count=1 -v -parallel 8 -timeout 20m -run 'TestAccPeer'; rc=$$?; \
 	echo; echo "migration table:"; \
-	{ echo "configuration|old provider|first plan after the move|restarted or recreated|deliberate change -> plan|time"; \
+	{ echo "configuration|old provider|first plan after the move|restarted or recreated|deliberate change -> plan|time|result"; \
 	  sort "$$table" | sed 's/ | /|/g'; } | column -t -s '|' -o ' | '; \
 	rm -f "$$table"; \
 	echo "test-migrate: $$((SECONDS - start))s wall time"; exit $$rc

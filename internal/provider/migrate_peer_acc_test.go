@@ -23,7 +23,8 @@ import (
 // decompressed at run time), then moved the way a user moves them. Each case
 // appends one row to the table in $MIGRATE_TABLE: configuration, old
 // provider, first plan after the move, objects restarted or recreated by the
-// apply after the move, and the plan of a deliberate change.
+// apply after the move, the plan of a deliberate change, the case's time and
+// result.
 
 // peerBinaries is where the old provider's releases are kept, relative to
 // this package (the shared folder next to the repository).
@@ -161,10 +162,13 @@ func (c peerPlanned) String() string {
 
 // planChanges plans, saves the plan and reads it back with `tofu show -json`:
 // every resource whose action is not no-op, with the attributes it changes.
-func (w *peerWorkdir) planChanges() (map[string]peerPlanned, string) {
+// A plan that fails is recorded in *row (the table cell) before the test
+// stops.
+func (w *peerWorkdir) planChanges(row *string) (map[string]peerPlanned, string) {
 	w.t.Helper()
 	out, code := w.tofu("plan", "-input=false", "-out=plan.bin", "-detailed-exitcode")
 	if code == 1 {
+		*row = "FAILED: " + firstError(out)
 		w.t.Fatalf("plan failed:\n%s", out)
 	}
 	var plan struct {
@@ -225,6 +229,30 @@ func (w *peerWorkdir) planChanges() (map[string]peerPlanned, string) {
 		changes[rc.Address] = peerPlanned{action: action, attrs: attrs, unknown: unknown}
 	}
 	return changes, out
+}
+
+// sourceLine is a line of configuration tofu quotes under an error.
+var sourceLine = regexp.MustCompile(`^(\d+:|[│├└╵╷])`)
+
+// firstError is the first "Error:" line of tofu's output and the line of
+// detail after it.
+func firstError(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(l), "Error:") {
+			continue
+		}
+		msg := strings.TrimSpace(l)
+		for _, d := range lines[i+1:] {
+			d = strings.TrimSpace(d)
+			if d == "" || strings.HasPrefix(d, "with ") || strings.HasPrefix(d, "on ") || sourceLine.MatchString(d) {
+				continue
+			}
+			return msg + ": " + d
+		}
+		return msg
+	}
+	return "plan failed"
 }
 
 func jsonEqual(a, b json.RawMessage) bool {
@@ -361,7 +389,11 @@ func (h hostObjects) cleanup(t *testing.T) {
 
 // migrateRow appends a row to the table `make test-migrate` prints.
 func migrateRow(t *testing.T, cells ...string) {
-	row := strings.Join(cells, " | ")
+	result := "ok"
+	if t.Failed() {
+		result = "FAIL"
+	}
+	row := strings.Join(append(cells, result), " | ")
 	t.Log("table row: " + row)
 	file := os.Getenv("MIGRATE_TABLE")
 	if file == "" {
@@ -435,6 +467,10 @@ func runPeerMove(t *testing.T, c peerCase) {
 	testAccPreCheck(t)
 	t.Parallel()
 	start := time.Now()
+	firstPlan, restarted, changeCell := "(not reached)", "-", "-"
+	defer func() {
+		migrateRow(t, c.name, "dmacvicar/libvirt "+c.old, firstPlan, restarted, changeCell, time.Since(start).Round(time.Second).String())
+	}()
 	c.objects.cleanup(t)
 	t.Cleanup(func() { c.objects.cleanup(t) })
 	if c.setup != nil {
@@ -459,12 +495,12 @@ func runPeerMove(t *testing.T, c peerCase) {
 	host := registryHost()
 	w.must("state", "replace-provider", "-auto-approve", host+"/dmacvicar/libvirt", host+"/virtxml/libvirt")
 	w.must("init", "-input=false")
-	first, out := w.planChanges()
-	firstPlan := summary(first)
+	first, out := w.planChanges(&firstPlan)
+	firstPlan = summary(first)
 	if len(first) != 0 {
 		t.Errorf("the first plan after the move is not empty: %s\n%s", firstPlan, out)
 	}
-	restarted := "none"
+	restarted = "none"
 	if len(first) == 0 {
 		w.must("apply", "-input=false", "-auto-approve")
 		if changed := before.compare(t, c.objects.snapshot(t)); len(changed) > 0 {
@@ -479,7 +515,9 @@ func runPeerMove(t *testing.T, c peerCase) {
 	if w.read() == moved {
 		t.Fatal("the deliberate change did not edit the configuration")
 	}
-	changes, out := w.planChanges()
+	changeCell = c.changeDesc + " -> (not reached)"
+	changes, out := w.planChanges(&changeCell)
+	changeCell = c.changeDesc + " -> " + summary(changes)
 	got := map[string]string{}
 	for addr, ch := range changes {
 		got[addr] = ch.String()
@@ -498,8 +536,6 @@ func runPeerMove(t *testing.T, c peerCase) {
 			}
 		}
 	}
-	migrateRow(t, c.name, "dmacvicar/libvirt "+c.old, firstPlan, restarted,
-		c.changeDesc+" -> "+summary(changes), time.Since(start).Round(time.Second).String())
 }
 
 // registryHost is the registry the CLI names providers after:
@@ -1402,6 +1438,11 @@ func TestAccPeer083_guide(t *testing.T) {
 	testAccPreCheck(t)
 	t.Parallel()
 	start := time.Now()
+	firstPlan, restarted, changeCell := "(not reached)", "-", "-"
+	defer func() {
+		migrateRow(t, "0.8.x guide: NAT+DNS, pool, URL base+overlay, cloud-init seed, running (state rm + import)",
+			"dmacvicar/libvirt 0.8.3", firstPlan, restarted, changeCell, time.Since(start).Round(time.Second).String())
+	}()
 	objects := hostObjects{
 		domains: []string{"mig-old-vm1"}, networks: []string{"mig-old-net"},
 		pools: []string{"mig-old-pool"}, dirs: []string{"/var/lib/libvirt/mig-old-pool"},
@@ -1705,7 +1746,7 @@ import {
 `
 	w.write(moved)
 	w.must("init", "-input=false")
-	first, out := w.planChanges()
+	first, out := w.planChanges(&firstPlan)
 	wantImports := []string{"libvirt_domain.vm1", "libvirt_network.lab", "libvirt_pool.lab",
 		"libvirt_volume.base", "libvirt_volume.root", "libvirt_volume.vm1_seed"}
 	onlyImports := len(first) == len(wantImports)
@@ -1717,11 +1758,11 @@ import {
 	if !onlyImports {
 		t.Errorf("the plan after the guide's steps is not imports only: %s\n%s", summary(first), out)
 	}
-	firstPlan := fmt.Sprintf("%d imports, nothing else", len(first))
+	firstPlan = fmt.Sprintf("%d imports, nothing else", len(first))
 	if !onlyImports {
 		firstPlan = summary(first)
 	}
-	restarted := "(not applied)"
+	restarted = "(not applied)"
 	if onlyImports {
 		w.must("apply", "-input=false", "-auto-approve")
 		restarted = "none"
@@ -1742,11 +1783,10 @@ import {
         ip   = "10.241.8.11"
         name = "vm1"
       }]`, 1))
-	changes, out := w.planChanges()
+	changeCell = "DHCP host added -> (not reached)"
+	changes, out := w.planChanges(&changeCell)
+	changeCell = "DHCP host added -> " + summary(changes)
 	if got := summary(changes); got != "libvirt_network.lab: update(ips)" {
 		t.Errorf("DHCP host added: the plan is %s, want libvirt_network.lab: update(ips)\n%s", got, out)
 	}
-	migrateRow(t, "0.8.x guide: NAT+DNS, pool, URL base+overlay, cloud-init seed, running (state rm + import)",
-		"dmacvicar/libvirt 0.8.3", firstPlan, restarted, "DHCP host added -> "+summary(changes),
-		time.Since(start).Round(time.Second).String())
 }
