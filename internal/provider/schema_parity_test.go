@@ -30,7 +30,6 @@ var parityExceptions = map[string]map[string]string{
 		"devices.disks.backing_store.format.metadata_cache.max_size":                   "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
 		"devices.disks.source.data_store.format.metadata_cache.max_size":               "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
 		"devices.disks.backing_store.source.data_store.format.metadata_cache.max_size": "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
-		"devices.rngs.backend.random":                                                  "a member of a choice is an object (random = { device = ... }), as every other choice member",
 	},
 	"libvirt_network": {
 		"dns.sr_vs": "named srvs: an acronym plural stays whole (SRVs)",

@@ -16,6 +16,12 @@ import (
 // 0 state and returns the upgraded object.
 func upgradeState(t *testing.T, typeName string, attrs map[string]any) map[string]any {
 	t.Helper()
+	return upgradeStateFrom(t, typeName, 0, attrs)
+}
+
+// upgradeStateFrom is upgradeState for a state of the given schema version.
+func upgradeStateFrom(t *testing.T, typeName string, version int64, attrs map[string]any) map[string]any {
+	t.Helper()
 	js, err := json.Marshal(attrs)
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +32,7 @@ func upgradeState(t *testing.T, typeName string, attrs map[string]any) map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: typeName, Version: 0, RawState: &tfprotov6.RawState{JSON: js}})
+	resp, err := srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: typeName, Version: version, RawState: &tfprotov6.RawState{JSON: js}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,5 +238,36 @@ func TestUpgradeStateFromDmacvicarRunningDomain(t *testing.T) {
 	}
 	if got["uuid"] != "5fd82859-f5e6-46dc-89c3-05539029f473" || got["running"] != true {
 		t.Errorf("uuid = %#v, running = %#v: the rest of the state must be kept", got["uuid"], got["running"])
+	}
+}
+
+// TestUpgradeStateRNGBackend: an RNG backend of model random, written by
+// this provider's versions 0 (0.1.x) and 1 as an object holding `device`,
+// and by dmacvicar/libvirt 0.9.7 (version 0) as the device path, is the
+// device path (`backend = { random = "/dev/urandom" }`).
+func TestUpgradeStateRNGBackend(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		version int64
+		random  any
+	}{
+		{"provider 0.1.x", 0, map[string]any{"device": "/dev/urandom"}},
+		{"schema version 1", 1, map[string]any{"device": "/dev/urandom"}},
+		{"dmacvicar 0.9.7", 0, "/dev/urandom"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			old := map[string]any{
+				"id": "742b4a76-5db9-4919-bdc2-4a0d431f07c2", "uuid": "742b4a76-5db9-4919-bdc2-4a0d431f07c2",
+				"name": "vm", "type": "qemu",
+				"devices": map[string]any{"rngs": []any{map[string]any{"model": "virtio", "backend": map[string]any{"random": c.random}}}},
+			}
+			got := upgradeStateFrom(t, "libvirt_domain", c.version, old)
+			if v := at(got, "devices", "rngs", 0, "backend", "random"); v != "/dev/urandom" {
+				t.Errorf("devices.rngs[0].backend.random = %#v, want \"/dev/urandom\"", v)
+			}
+			if v := at(got, "devices", "rngs", 0, "model"); v != "virtio" {
+				t.Errorf("devices.rngs[0].model = %#v, want \"virtio\"", v)
+			}
+		})
 	}
 }

@@ -233,8 +233,12 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 				// members hold attributes and children of the enclosing element
 				elemXML = xmlPath
 			}
-			if cd, ok := flattenable(stt); ok && !tag.member {
-				// character data + attributes: flatten into the parent.
+			if cd, ok := flattenable(stt); ok {
+				// character data + attributes: flatten into the parent, a
+				// choice member too (an RNG backend's random = "/dev/urandom",
+				// as dmacvicar/libvirt 0.9 has it).
+				var value *node
+				var attrs []*node
 				for j := 0; j < stt.NumField(); j++ {
 					sf := stt.Field(j)
 					stag := parseTag(sf)
@@ -248,15 +252,29 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 					sub := step{index: j, ptr: sf.Type.Kind() == reflect.Pointer}
 					if j == cd {
 						// the element's presence carries the value, zero included
-						add(&node{name: name, legacy: legacy, xmlPath: elemXML + " (text)", kind: k, steps: []step{st, sub}, goType: sf.Type})
+						value = &node{name: name, legacy: legacy, xmlPath: elemXML + " (text)", kind: k, steps: []step{st, sub}, goType: sf.Type}
+						if tag.member {
+							// schema versions 0 and 1 kept a member an object
+							// holding its text under the Go field's name
+							value.formerKey = snakeName(sf.Name)
+						}
+						add(value)
 						continue
 					}
 					subName := name + "_" + snakeName(sf.Name)
 					if r, ok := b.policy.Rename[stt.Name()+"."+sf.Name]; ok {
 						subName = r
 					}
-					add(&node{name: subName, legacy: legacy + "_" + legacySnakeName(sf.Name), xmlPath: elemXML[:len(elemXML)-1] + " " + stag.name + "=...>", kind: k,
-						steps: []step{st, sub}, goType: sf.Type, omitEmpty: stag.omitEmpty || sf.Type.Kind() == reflect.String})
+					a := &node{name: subName, legacy: legacy + "_" + legacySnakeName(sf.Name), xmlPath: elemXML[:len(elemXML)-1] + " " + stag.name + "=...>", kind: k,
+						steps: []step{st, sub}, goType: sf.Type, omitEmpty: stag.omitEmpty || sf.Type.Kind() == reflect.String}
+					if tag.member {
+						a.legacy, a.legacyIn = snakeName(sf.Name), name
+					}
+					attrs = append(attrs, a)
+					add(a)
+				}
+				if value != nil {
+					value.flat, value.flatAttrs = true, attrs
 				}
 				continue
 			}

@@ -53,6 +53,22 @@ func (n *node) upgradeValue(v any) (any, bool) {
 			}
 		}
 		return nil, false
+	case kindString, kindInt:
+		if o, ok := v.(map[string]any); ok && n.formerKey != "" {
+			// a flattened choice member that versions 0 and 1 kept as an
+			// object: random = { device = "/dev/urandom" }
+			v, ok = o[n.formerKey]
+			if !ok || v == nil {
+				return nil, false
+			}
+		}
+		if _, isObject := v.(map[string]any); isObject {
+			return nil, false
+		}
+		if _, isList := v.([]any); isList {
+			return nil, false
+		}
+		return v, true
 	case kindObject:
 		o, ok := v.(map[string]any)
 		if !ok {
