@@ -89,6 +89,9 @@ func (n *node) reconcile(prior, live tftypes.Value) tftypes.Value {
 		if isEmpty(prior) {
 			return prior // [] or "" or {} the user wrote: libvirt writes nothing for it
 		}
+		if n.isElided(prior) {
+			return prior // libvirt applies it but does not store it
+		}
 		return live
 	}
 	switch n.kind {
@@ -200,6 +203,9 @@ func (n *node) attrsAgree(pa, la map[string]tftypes.Value) bool {
 		}
 		l, ok := la[c.name]
 		if !ok || l.IsNull() {
+			if c.isElided(p) {
+				continue
+			}
 			return false
 		}
 		switch c.kind {
@@ -242,6 +248,16 @@ func (n *node) attrsAgree(pa, la map[string]tftypes.Value) bool {
 		}
 	}
 	return true
+}
+
+// isElided reports whether prior is the value libvirt applies without
+// storing it at this node (policy Elided).
+func (n *node) isElided(prior tftypes.Value) bool {
+	if n.elided == "" || n.kind != kindString || prior.IsNull() || !prior.IsKnown() {
+		return false
+	}
+	var s string
+	return prior.As(&s) == nil && s == n.elided
 }
 
 // leafEqual compares two known, non-null strings or numbers by meaning.
