@@ -30,36 +30,47 @@ import (
 // this package (the shared folder next to the repository).
 const peerBinaries = "../../../shared/peers/dmacvicar-libvirt"
 
-var (
-	virtxmlBuild     sync.Once
-	virtxmlBinary    string
-	virtxmlBuildErr  error
-	virtxmlBuildDir  string
-	migrateTableLock sync.Mutex
-)
+// virtxmlBuild is this provider built once for the cases that run at the
+// same time; the last case to finish removes it.
+var virtxmlBuild struct {
+	sync.Mutex
+	dir   string
+	users int
+}
 
-// virtxmlProvider builds this provider once per test binary; every case
-// installs it into its own filesystem mirror, as scripts/install-local-provider.sh
-// does for users.
+var migrateTableLock sync.Mutex
+
+// virtxmlProvider builds this provider (once for the cases running at the
+// same time); every case installs it into its own filesystem mirror, as
+// scripts/install-local-provider.sh does for users.
 func virtxmlProvider(t *testing.T) string {
 	t.Helper()
-	virtxmlBuild.Do(func() {
-		virtxmlBuildDir, virtxmlBuildErr = os.MkdirTemp("", "mig-provider-")
-		if virtxmlBuildErr != nil {
-			return
+	virtxmlBuild.Lock()
+	defer virtxmlBuild.Unlock()
+	if virtxmlBuild.dir == "" {
+		dir, err := os.MkdirTemp("", "mig-provider-")
+		if err != nil {
+			t.Fatal(err)
 		}
-		virtxmlBinary = filepath.Join(virtxmlBuildDir, "terraform-provider-libvirt")
-		build := exec.Command("go", "build", "-trimpath", "-o", virtxmlBinary, ".")
+		build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, "terraform-provider-libvirt"), ".")
 		build.Dir = filepath.Join("..", "..")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
-			virtxmlBuildErr = fmt.Errorf("building the provider: %v\n%s", err, out)
+			_ = os.RemoveAll(dir)
+			t.Fatalf("building the provider: %v\n%s", err, out)
+		}
+		virtxmlBuild.dir = dir
+	}
+	virtxmlBuild.users++
+	t.Cleanup(func() {
+		virtxmlBuild.Lock()
+		defer virtxmlBuild.Unlock()
+		if virtxmlBuild.users--; virtxmlBuild.users == 0 {
+			_ = os.RemoveAll(virtxmlBuild.dir)
+			virtxmlBuild.dir = ""
 		}
 	})
-	if virtxmlBuildErr != nil {
-		t.Fatal(virtxmlBuildErr)
-	}
-	return virtxmlBinary
+	return filepath.Join(virtxmlBuild.dir, "terraform-provider-libvirt")
 }
 
 // peerWorkdir is one user's working directory: a filesystem mirror holding
@@ -77,6 +88,7 @@ func newPeerWorkdir(t *testing.T, oldVersion string) *peerWorkdir {
 	root := t.TempDir()
 	mirror := filepath.Join(root, "mirror")
 	version := strings.TrimSpace(readFile(t, "../../VERSION"))
+	ourBinary := virtxmlProvider(t)
 	for _, host := range []string{"registry.opentofu.org", "registry.terraform.io"} {
 		old := filepath.Join(mirror, host, "dmacvicar/libvirt", oldVersion, "linux_amd64")
 		mustMkdir(t, old)
@@ -90,7 +102,7 @@ func newPeerWorkdir(t *testing.T, oldVersion string) *peerWorkdir {
 		}
 		ours := filepath.Join(mirror, host, "virtxml/libvirt", version, "linux_amd64")
 		mustMkdir(t, ours)
-		if err := os.Link(virtxmlProvider(t), filepath.Join(ours, "terraform-provider-libvirt_v"+version)); err != nil {
+		if err := os.Link(ourBinary, filepath.Join(ours, "terraform-provider-libvirt_v"+version)); err != nil {
 			t.Fatal(err)
 		}
 	}
