@@ -58,3 +58,97 @@ resource "libvirt_domain" "rng" {
 		}},
 	})
 }
+
+// TestAccParity_dmacvicarSpellings: the attributes whose names or shapes
+// were this provider's own until schema version 2, written as
+// dmacvicar/libvirt 0.9.7 writes them, apply and reach libvirt: a network's
+// dns.sr_vs and dns.tx_ts, a domain's io_thread_i_ds and vcpu_cpuset, a
+// disk's metadata_cache.max_size object; a volume reports physical (its
+// size on disk). Each plan after an apply is empty.
+func TestAccParity_dmacvicarSpellings(t *testing.T) {
+	const net, dom, vol = "par-spell-net", "par-spell", "par-spell.qcow2"
+	config := testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_network" "net" {
+  name = %[1]q
+  ips  = [{ address = "10.251.23.1", prefix = 24 }]
+  dns = {
+    sr_vs = [{ service = "ldap", protocol = "tcp", domain = "par.lab", target = "ldap.par.lab", port = 389, priority = 10, weight = 5 }]
+    tx_ts = [{ name = "par", value = "parity" }]
+  }
+}
+
+resource "libvirt_volume" "disk" {
+  name          = %[3]q
+  pool          = %[4]q
+  capacity      = 16
+  capacity_unit = "MiB"
+  target        = { format = { type = "qcow2" } }
+}
+
+resource "libvirt_domain" "spell" {
+  name        = %[2]q
+  type        = %[5]q
+  memory      = 64
+  memory_unit = "MiB"
+  vcpu        = 2
+  vcpu_cpuset = "0-1"
+  io_threads  = 2
+  io_thread_i_ds = { io_threads = [{ id = 1 }, { id = 2 }] }
+  os = { type = "hvm" }
+  devices = {
+    disks = [{
+      source = { volume = { pool = libvirt_volume.disk.pool, volume = libvirt_volume.disk.name } }
+      target = { dev = "vda", bus = "virtio" }
+      driver = { type = "qcow2", metadata_cache = { max_size = { value = 1, unit = "MiB" } } }
+    }]
+  }
+}
+`, net, dom, vol, testAccPool(), testAccDomainType())
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccNetworkPreCheck(t, net) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             testAccCheckNetworkGone(net),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("libvirt_network.net", tfjsonpath.New("dns").AtMapKey("sr_vs").AtSliceIndex(0).AtMapKey("port"), knownvalue.Int64Exact(389)),
+				statecheck.ExpectKnownValue("libvirt_network.net", tfjsonpath.New("dns").AtMapKey("tx_ts").AtSliceIndex(0).AtMapKey("value"), knownvalue.StringExact("parity")),
+				statecheck.ExpectKnownValue("libvirt_domain.spell", tfjsonpath.New("io_thread_i_ds").AtMapKey("io_threads").AtSliceIndex(1).AtMapKey("id"), knownvalue.Int64Exact(2)),
+				statecheck.ExpectKnownValue("libvirt_domain.spell",
+					tfjsonpath.New("devices").AtMapKey("disks").AtSliceIndex(0).AtMapKey("driver").AtMapKey("metadata_cache").AtMapKey("max_size"),
+					knownvalue.ObjectExact(map[string]knownvalue.Check{"value": knownvalue.Int64Exact(1), "unit": knownvalue.StringExact("MiB")})),
+				statecheck.ExpectKnownValue("libvirt_volume.disk", tfjsonpath.New("physical"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue("libvirt_volume.disk", tfjsonpath.New("physical_unit"), knownvalue.StringExact("bytes")),
+			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: func(*terraform.State) error {
+				netXML, err := virsh("net-dumpxml", net)
+				if err != nil {
+					return err
+				}
+				domXML, err := virsh("dumpxml", "--inactive", dom)
+				if err != nil {
+					return err
+				}
+				for what, want := range map[string]string{
+					"network <srv>":         `<srv service='ldap' protocol='tcp' domain='par.lab' target='ldap.par.lab' port='389' priority='10' weight='5'/>`,
+					"network <txt>":         `<txt name='par' value='parity'/>`,
+					"domain <iothreadids>":  `<iothread id='2'/>`,
+					"domain <vcpu cpuset>":  `cpuset='0-1'`,
+					"disk <metadata_cache>": `<max_size unit='bytes'>1048576</max_size>`,
+				} {
+					xml := domXML
+					if strings.HasPrefix(what, "network") {
+						xml = netXML
+					}
+					if !strings.Contains(xml, want) {
+						return fmt.Errorf("%s: %q not in\n%s", what, want, xml)
+					}
+				}
+				return nil
+			},
+		}},
+	})
+}

@@ -271,3 +271,85 @@ func TestUpgradeStateRNGBackend(t *testing.T) {
 		})
 	}
 }
+
+// TestUpgradeStateRenamedAndReshaped: every attribute whose name or shape
+// changed in schema version 2 (to dmacvicar/libvirt 0.9.7's) is read from
+// the states that have the old form, provider 0.1.x (version 0) and
+// version 1, and kept from 0.9.7's state (version 0, already in the new
+// form): acronym plurals (io_thread_ids -> io_thread_i_ds, id_map gids/uids
+// -> gi_ds/ui_ds, network dns srvs/txts -> sr_vs/tx_ts) and a disk's
+// metadata cache size (max_size + max_size_unit -> max_size = { value, unit }).
+func TestUpgradeStateRenamedAndReshaped(t *testing.T) {
+	const uuid = "742b4a76-5db9-4919-bdc2-4a0d431f07c2"
+	domain := func(ioThreads, idMap string, gids, uids string, driver map[string]any) map[string]any {
+		return map[string]any{
+			"id": uuid, "uuid": uuid, "name": "vm", "type": "qemu",
+			ioThreads: map[string]any{"io_threads": []any{map[string]any{"id": 1}, map[string]any{"id": 2}}},
+			idMap: map[string]any{
+				gids: []any{map[string]any{"start": 0, "target": 1000, "count": 10}},
+				uids: []any{map[string]any{"start": 0, "target": 2000, "count": 20}},
+			},
+			"devices": map[string]any{"disks": []any{map[string]any{"target": map[string]any{"dev": "vda"}, "driver": driver}}},
+		}
+	}
+	flatCache := map[string]any{"metadata_cache": map[string]any{"max_size": 64, "max_size_unit": "MiB"}}
+	objectCache := map[string]any{"metadata_cache": map[string]any{"max_size": map[string]any{"value": 64, "unit": "MiB"}}}
+	domainStates := []struct {
+		name    string
+		version int64
+		attrs   map[string]any
+	}{
+		{"provider 0.1.x", 0, domain("io_thread_ids", "id_map", "gids", "uids", flatCache)},
+		{"schema version 1", 1, domain("io_thread_ids", "id_map", "gids", "uids", flatCache)},
+		{"dmacvicar 0.9.7", 0, domain("io_thread_i_ds", "id_map", "gi_ds", "ui_ds", objectCache)},
+	}
+	for _, c := range domainStates {
+		t.Run("domain from "+c.name, func(t *testing.T) {
+			got := upgradeStateFrom(t, "libvirt_domain", c.version, c.attrs)
+			for _, w := range []struct {
+				path []any
+				want any
+			}{
+				{[]any{"io_thread_i_ds", "io_threads", 1, "id"}, float64(2)},
+				{[]any{"id_map", "gi_ds", 0, "target"}, float64(1000)},
+				{[]any{"id_map", "ui_ds", 0, "count"}, float64(20)},
+				{[]any{"devices", "disks", 0, "driver", "metadata_cache", "max_size", "value"}, float64(64)},
+				{[]any{"devices", "disks", 0, "driver", "metadata_cache", "max_size", "unit"}, "MiB"},
+				{[]any{"id"}, uuid},
+			} {
+				if v := at(got, w.path...); v != w.want {
+					t.Errorf("%v = %#v, want %#v", w.path, v, w.want)
+				}
+			}
+		})
+	}
+
+	network := func(srvs, txts string) map[string]any {
+		return map[string]any{
+			"id": uuid, "uuid": uuid, "name": "net",
+			"dns": map[string]any{
+				srvs: []any{map[string]any{"service": "ldap", "protocol": "tcp", "target": "ldap.lab", "port": 389}},
+				txts: []any{map[string]any{"name": "lab", "value": "hello"}},
+			},
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		version int64
+		attrs   map[string]any
+	}{
+		{"provider 0.1.x", 0, network("srvs", "txts")},
+		{"schema version 1", 1, network("srvs", "txts")},
+		{"dmacvicar 0.9.7", 0, network("sr_vs", "tx_ts")},
+	} {
+		t.Run("network from "+c.name, func(t *testing.T) {
+			got := upgradeStateFrom(t, "libvirt_network", c.version, c.attrs)
+			if v := at(got, "dns", "sr_vs", 0, "port"); v != float64(389) {
+				t.Errorf("dns.sr_vs[0].port = %#v, want 389", v)
+			}
+			if v := at(got, "dns", "tx_ts", 0, "value"); v != "hello" {
+				t.Errorf("dns.tx_ts[0].value = %#v, want \"hello\"", v)
+			}
+		})
+	}
+}

@@ -94,3 +94,75 @@ func TestUpgradeRNGBackendRandom(t *testing.T) {
 		})
 	}
 }
+
+// TestMetadataCacheMaxSizeIsAnObject: a disk's metadata cache size, whose
+// text libvirtxml writes as CDATA, is an object { value, unit } as in
+// dmacvicar/libvirt 0.9.7 (not flattened like memory), reaches the XML,
+// and keeps the user's unit when libvirt reports the same size in bytes.
+func TestMetadataCacheMaxSizeIsAnObject(t *testing.T) {
+	disk := func(value, unit string) string {
+		return `<domain type='qemu'><name>c</name><devices><disk type='file' device='disk'>
+  <driver name='qemu' type='qcow2'><metadata_cache><max_size unit='` + unit + `'>` + value + `</max_size></metadata_cache></driver>
+  <source file='/var/lib/libvirt/images/c.qcow2'/><target dev='vda' bus='virtio'/>
+</disk></devices></domain>`
+	}
+	m := Domain()
+	values := func(x string) map[string]tftypes.Value {
+		var d libvirtxml.Domain
+		if err := d.Unmarshal(x); err != nil {
+			t.Fatal(err)
+		}
+		return m.ToValues(&d)
+	}
+	user := values(disk("64", "MiB"))
+	maxSize := valueAt(t, user["devices"], "disks", 0, "driver", "metadata_cache", "max_size")
+	if !maxSize.Type().Is(tftypes.Object{AttributeTypes: map[string]tftypes.Type{"value": tftypes.Number, "unit": tftypes.String}}) {
+		t.Fatalf("metadata_cache.max_size is %s, want an object of value and unit", maxSize.Type())
+	}
+	back, err := m.FromValues(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := back.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again libvirtxml.Domain
+	if err := again.Unmarshal(out); err != nil {
+		t.Fatal(err)
+	}
+	if ms := again.Devices.Disks[0].Driver.MetadataCache.MaxSize; ms == nil || ms.Value != 64 || ms.Unit != "MiB" {
+		t.Errorf("the XML written does not hold max_size 64 MiB:\n%s", out)
+	}
+
+	// libvirt writes the size in bytes: the same quantity keeps the user's form
+	kept := m.Reconcile(user, values(disk("67108864", "bytes")))
+	if !kept["devices"].Equal(user["devices"]) {
+		t.Errorf("64 MiB read back as 67108864 bytes shows as a change: %s", valueAt(t, kept["devices"], "disks", 0, "driver", "metadata_cache"))
+	}
+	other := m.Reconcile(user, values(disk("1", "GiB")))
+	if other["devices"].Equal(user["devices"]) {
+		t.Errorf("another size (1 GiB) did not show as drift")
+	}
+}
+
+// TestUpgradeMetadataCacheMaxSize: the flattened max_size and max_size_unit
+// of versions 0 and 1 become the object; 0.9.7's object is kept.
+func TestUpgradeMetadataCacheMaxSize(t *testing.T) {
+	for name, cache := range map[string]map[string]any{
+		"versions 0 and 1": {"max_size": 64.0, "max_size_unit": "MiB"},
+		"dmacvicar 0.9.7":  {"max_size": map[string]any{"value": 64.0, "unit": "MiB"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			old := map[string]any{"devices": map[string]any{"disks": []any{map[string]any{
+				"driver": map[string]any{"metadata_cache": cache},
+			}}}}
+			got := Domain().UpgradeJSON(old)
+			js, _ := json.Marshal(got)
+			want := `{"devices":{"disks":[{"driver":{"metadata_cache":{"max_size":{"unit":"MiB","value":64}}}}]}}`
+			if string(js) != want {
+				t.Errorf("upgraded to %s, want %s", js, want)
+			}
+		})
+	}
+}
