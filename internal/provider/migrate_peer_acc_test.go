@@ -965,7 +965,7 @@ resource "libvirt_domain" "node" {
 			return strings.Replace(config, "capacity = 33554432", "capacity = 50331648", 1)
 		},
 		want:       map[string]string{"libvirt_volume.data": "update(capacity)"},
-		recomputed: map[string][]string{"libvirt_volume.data": {"allocation", "allocation_unit", "capacity_unit"}},
+		recomputed: map[string][]string{"libvirt_volume.data": {"allocation", "allocation_unit", "capacity_unit", "physical", "physical_unit"}},
 	})
 }
 
