@@ -152,6 +152,31 @@ func (w *peerWorkdir) must(args ...string) string {
 	return out
 }
 
+// removeSeedsAtCleanup removes, when the test ends, the ISO files the old
+// provider's libvirt_cloudinit_disk resources wrote outside the pools (0.9.7
+// leaves them in /tmp/terraform-provider-libvirt-cloudinit).
+func (w *peerWorkdir) removeSeedsAtCleanup() {
+	w.t.Helper()
+	var state struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Type   string         `json:"type"`
+					Values map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(w.must("show", "-json")), &state); err != nil {
+		w.t.Fatal(err)
+	}
+	for _, r := range state.Values.RootModule.Resources {
+		if p, ok := r.Values["path"].(string); ok && r.Type == "libvirt_cloudinit_disk" && strings.HasPrefix(p, "/tmp/") {
+			w.t.Cleanup(func() { _ = os.Remove(p) })
+		}
+	}
+}
+
 func (w *peerWorkdir) write(config string) { mustWrite(w.t, filepath.Join(w.dir, "main.tf"), config) }
 
 func (w *peerWorkdir) read() string { return readFile(w.t, filepath.Join(w.dir, "main.tf")) }
@@ -497,6 +522,7 @@ func runPeerMove(t *testing.T, c peerCase) {
 	w.write(oldConfig)
 	w.must("init", "-input=false")
 	w.must("apply", "-input=false", "-auto-approve")
+	w.removeSeedsAtCleanup()
 	before := c.objects.snapshot(t)
 
 	// the move, as a user does it (the guide's 0.9.x section)
@@ -506,7 +532,7 @@ func runPeerMove(t *testing.T, c peerCase) {
 	w.write(moved)
 	host := registryHost()
 	w.must("state", "replace-provider", "-auto-approve", host+"/dmacvicar/libvirt", host+"/virtxml/libvirt")
-	w.must("init", "-input=false")
+	w.must("init", "-input=false", "-upgrade")
 	first, out := w.planChanges(&firstPlan)
 	firstPlan = summary(first)
 	if len(first) != 0 {
