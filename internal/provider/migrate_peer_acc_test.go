@@ -394,6 +394,13 @@ func (s identity) compare(t *testing.T, after identity) []string {
 }
 
 func (h hostObjects) cleanup(t *testing.T) {
+	// libvirtd may be restarting (another layer's fault injection): wait for
+	// it rather than leave objects behind
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+		if _, err := virsh("uri"); err == nil {
+			break
+		}
+	}
 	for _, d := range h.domains {
 		_, _ = virsh("destroy", d)
 		if _, err := virsh("undefine", d, "--nvram", "--tpm"); err != nil {
