@@ -10,8 +10,11 @@ import (
 )
 
 // SchemaVersion is the schema version of every tree resource. Version 2
-// has dmacvicar/libvirt 0.9.7's shapes everywhere: a choice member of text
-// only is that text (an RNG backend's random = "/dev/urandom", an object in
+// has dmacvicar/libvirt 0.9.7's names and shapes everywhere: acronym
+// plurals split as 0.9 splits them (io_thread_i_ds, dns.sr_vs; version 1 had
+// io_thread_ids, srvs), a choice member of text only is that text (an RNG
+// backend's random = "/dev/urandom", an object in version 1), a CDATA value
+// is an object (metadata_cache.max_size = { value, unit }, flattened in
 // version 1). Version 1 followed libvirt's words and dmacvicar/libvirt 0.9's
 // shapes (vhost_user, dbus; an element without content and a yes/no
 // attribute are bools); version 0 was provider 0.1.x. dmacvicar/libvirt
