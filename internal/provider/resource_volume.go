@@ -245,7 +245,19 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	var vol libvirt.StorageVol
-	if clone := cloneSource(plan); clone != nil {
+	clone := cloneSource(plan)
+	// volumes getting the same content on this host share one transfer
+	share := joinSharedDownload(r.Client().URI(), plan)
+	if share != nil {
+		defer share.Release()
+		if from, digest, ok := share.Wait(ctx); ok {
+			clone = &cloneRef{volume: from}
+			tflog.Info(ctx, "volume content copied on the host from a volume that downloaded it in this apply",
+				map[string]any{"volume": poolName + "/" + doc.Name, "from": from, "url": redactedURL(url)})
+			defer func() { resp.State.Raw = withContentDigest(resp.State.Raw, digest) }()
+		}
+	}
+	if clone != nil {
 		var unknown bool
 		vol, unknown, err = r.cloneVolume(ctx, poolName, lockKey, doc, plan, clone)
 		if err != nil {
@@ -264,7 +276,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			return
 		}
 		defer src.Close()
-		defer func() { resp.State.Raw = withContentDigest(resp.State.Raw, src) }()
+		defer func() { resp.State.Raw = withContentDigest(resp.State.Raw, src.Digest()) }()
 		// the create and upload run on a connection of their own: the stream
 		// does not hold up the other operations of a parallel apply, and a
 		// broken path ends each upload by itself (libvirt 9.0's daemon can
@@ -319,6 +331,11 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 				resp.Diagnostics.AddError("Cannot create volume from content", msg)
 				return
 			}
+			if share != nil {
+				share.Publish(vol.Key, src.Digest())
+			}
+			tflog.Info(ctx, "volume content transferred", map[string]any{"volume": poolName + "/" + doc.Name, "url": src.URL,
+				"bytes": src.Transferred(), "compressed": src.Compression, "digest": fmt.Sprint(src.Digest())})
 		}
 	} else {
 		xml, err := doc.Marshal()

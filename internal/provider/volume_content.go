@@ -3,6 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	neturl "net/url"
+	"path/filepath"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -146,13 +149,13 @@ func openContent(ctx context.Context, plan map[string]tftypes.Value) (*storage.S
 }
 
 // withContentDigest returns the state with content_digest set to the digest
-// the content was checked against (null when none).
-func withContentDigest(state tftypes.Value, src *storage.Source) tftypes.Value {
+// the content was verified to have (null when none).
+func withContentDigest(state tftypes.Value, d *storage.Checksum) tftypes.Value {
 	attrs := treeresource.ObjectAttrs(state)
-	if attrs == nil {
+	if attrs == nil || !state.IsKnown() {
 		return state
 	}
-	if d := src.Digest(); d != nil {
+	if d != nil {
 		attrs["content_digest"] = treeresource.StringValue(d.String())
 	} else {
 		attrs["content_digest"] = tftypes.NewValue(tftypes.String, nil)
@@ -169,4 +172,32 @@ func mergeAttributes(all ...map[string]schema.Attribute) map[string]schema.Attri
 		}
 	}
 	return out
+}
+
+// joinSharedDownload registers a volume filled from create.content.url in
+// the transfers shared on its host (see storage.SharedDownloads); nil when
+// the content is not shared: no URL, or an rbd volume (staging_pool), which
+// is filled by a block copy of its own.
+func joinSharedDownload(hostURI string, plan map[string]tftypes.Value) *storage.Share {
+	c := contentAttrs(plan)
+	url, _ := treeresource.String(c, "url")
+	if staging, _ := treeresource.String(c, "staging_pool"); url == "" || staging != "" {
+		return nil
+	}
+	if !strings.Contains(url, "://") {
+		if abs, err := filepath.Abs(url); err == nil {
+			url = abs
+		}
+	}
+	sum, _ := treeresource.String(c, "checksum")
+	sumURL, _ := treeresource.String(c, "checksum_url")
+	return storage.SharedDownloads.Join(hostURI, strings.Join([]string{url, sum, sumURL}, "\x00"))
+}
+
+// redactedURL masks a password in a URL for logs.
+func redactedURL(raw string) string {
+	if u, err := neturl.Parse(raw); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return raw
 }

@@ -40,6 +40,7 @@ type imageServer struct {
 	mu    sync.Mutex
 	gets  map[string]int
 	drops map[string]int
+	delay time.Duration // before each answer, as a distant server
 }
 
 func newImageServer(t *testing.T, files map[string][]byte) *imageServer {
@@ -60,6 +61,7 @@ func (s *imageServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.gets[r.URL.Path]++
 	drops := s.drops[r.URL.Path]
 	s.mu.Unlock()
+	time.Sleep(s.delay)
 	if r.URL.Path == "/SHA256SUMS" {
 		fmt.Fprintf(w, "%s  unrelated.iso\n", strings.Repeat("0", 64))
 		for name, data := range s.files {
@@ -229,5 +231,124 @@ resource "libvirt_volume" "local"`, 1),
 				ExpectError: regexp.MustCompile(`checksum\s+mismatch`),
 			},
 		},
+	})
+}
+
+// sharedDownloadConfig is n volumes per host with the same content.
+func sharedDownloadConfig(provider, url, checksum string, hosts map[string][]string) string {
+	cfg := provider
+	for host, names := range hosts {
+		for _, name := range names {
+			hostLine := ""
+			if host != "" {
+				hostLine = fmt.Sprintf("host = %q", host)
+			}
+			cfg += fmt.Sprintf(`
+resource "libvirt_volume" %[1]q {
+  name   = "%[1]s.img"
+  pool   = %[2]q
+  %[3]s
+  create = { content = { url = %[4]q, checksum = %[5]q } }
+}
+`, name, testAccPool(), hostLine, url, checksum)
+		}
+	}
+	return cfg
+}
+
+// TestAccVolume_sharedDownload creates three volumes with the same content
+// on one host: the server sees one GET, the other two volumes are copies
+// made on the host, all hold the content and record its digest.
+func TestAccVolume_sharedDownload(t *testing.T) {
+	l := testAccStorageConn(t)
+	data := randomBytes(t, 4<<20+3)
+	srv := newImageServer(t, map[string][]byte{"shared.img": data})
+	srv.delay = 300 * time.Millisecond // a network's latency: the three creates start while the first downloads
+	names := []string{"img-shared-1", "img-shared-2", "img-shared-3"}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             volumeCheckDestroy(l, "img-shared-1.img", "img-shared-2.img", "img-shared-3.img"),
+		Steps: []resource.TestStep{{
+			Config: sharedDownloadConfig(testAccProviderConfig(), srv.URL+"/img/shared.img", sha256Digest(data), map[string][]string{"": names}),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("libvirt_volume.img-shared-1", tfjsonpath.New("content_digest"), knownvalue.StringExact(sha256Digest(data))),
+				statecheck.ExpectKnownValue("libvirt_volume.img-shared-2", tfjsonpath.New("content_digest"), knownvalue.StringExact(sha256Digest(data))),
+				statecheck.ExpectKnownValue("libvirt_volume.img-shared-3", tfjsonpath.New("content_digest"), knownvalue.StringExact(sha256Digest(data))),
+			},
+			Check: func(st *terraform.State) error {
+				for _, n := range names {
+					if err := checkVolumeContent(l, n+".img", data)(st); err != nil {
+						return err
+					}
+				}
+				if n := srv.count("/img/shared.img"); n != 1 {
+					return fmt.Errorf("%d GET requests for three volumes of the same image, want 1", n)
+				}
+				return nil
+			},
+			ConfigPlanChecks: emptyPlanAfterApply,
+		}},
+	})
+}
+
+// TestAccVolume_sharedDownloadTwoHosts creates two volumes of the same
+// content on each of two hosts: one GET per host.
+func TestAccVolume_sharedDownloadTwoHosts(t *testing.T) {
+	uriB := testAccURIB(t)
+	l := testAccStorageConn(t)
+	data := randomBytes(t, 4<<20+3)
+	srv := newImageServer(t, map[string][]byte{"shared.img": data})
+	srv.delay = 300 * time.Millisecond
+	hosts := map[string][]string{"a": {"img-2h-a1", "img-2h-a2"}, "b": {"img-2h-b1", "img-2h-b2"}}
+	dir := testAccPoolDir(t, l)
+	// host a's listing of the pool folder learns of host b's volumes only
+	// when the pool is refreshed (libvirt does so after each upload), so the
+	// files are checked directly
+	files := func(check func(name string) error) error {
+		for _, names := range hosts {
+			for _, n := range names {
+				if err := check(filepath.Join(dir, n+".img")); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	t.Cleanup(func() {
+		if p, err := l.StoragePoolLookupByName(testAccPool()); err == nil {
+			_ = l.StoragePoolRefresh(p, 0)
+		}
+	})
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			return files(func(p string) error {
+				if _, err := os.Stat(p); !os.IsNotExist(err) {
+					return fmt.Errorf("%s remains after destroy (%v)", p, err)
+				}
+				return nil
+			})
+		},
+		Steps: []resource.TestStep{{
+			Config: sharedDownloadConfig(testAccHostsProvider(uriB), srv.URL+"/img/shared.img", sha256Digest(data), hosts),
+			Check: func(st *terraform.State) error {
+				err := files(func(p string) error {
+					got, err := os.ReadFile(p)
+					if err != nil || !bytes.Equal(got, data) {
+						return fmt.Errorf("%s: %d bytes (error %v), want the %d bytes of the image", p, len(got), err, len(data))
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				if n := srv.count("/img/shared.img"); n != 2 {
+					return fmt.Errorf("%d GET requests for two volumes on each of two hosts, want 2 (one per host)", n)
+				}
+				return nil
+			},
+		}},
 	})
 }
