@@ -106,7 +106,15 @@ func NewVolumeResource() resource.Resource {
 									"logged every 5 seconds, and its final figure when it ends. A qcow2 image keeps its format " +
 									"(`target.format.type` is set to `qcow2` unless given) and gives the volume its virtual size unless " +
 									"`capacity` is larger (then the volume is grown after the upload). A failed download or upload " +
-									"leaves no volume behind. Into an `rbd` pool (Ceph), whose libvirt driver takes no upload, the content is " +
+									"leaves no volume behind. A request that fails (no connection, HTTP 5xx or 429) or a connection lost " +
+									"mid-stream is retried up to 4 times, after 1, 2, 4 and 8 seconds; a lost connection resumes from the " +
+									"byte reached with an HTTP Range request (If-Range on the ETag or Last-Modified, so changed content is " +
+									"never spliced on), and a server that cannot resume fails the create. Errors name the URL (a password in " +
+									"it masked) and the bytes reached. `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` are honoured. Volumes of " +
+									"one apply with the same `url`, `checksum` and `checksum_url` on the same host share one download: the " +
+									"first downloads it, the others (those created while it downloads) are copies made by libvirt on the " +
+									"host, in any pool but `rbd` ones; each host downloads once. `TF_LOG=INFO` logs \"volume content " +
+									"transferred\" and \"volume content copied\" for each. Into an `rbd` pool (Ceph), whose libvirt driver takes no upload, the content is " +
 									"uploaded into a staging volume of `staging_pool` first and then copied into the RBD image by QEMU (a block " +
 									"copy in a paused transient domain); the RBD image is raw (a qcow2 image is converted), the staging volume " +
 									"is deleted afterwards, and a failure leaves neither of them nor the domain behind. Both steps log their " +
