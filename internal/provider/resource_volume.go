@@ -131,6 +131,7 @@ func NewVolumeResource() resource.Resource {
 				},
 			},
 			"content_digest": contentDigestAttribute(),
+			"verify_content": verifyContentAttribute(),
 			"timeouts":       timeouts.Attributes(context.Background(), timeouts.Opts{Create: true}),
 		},
 		// growing applies in place; any other change needs a new volume
@@ -182,6 +183,8 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if sc := state["create"]; !sc.IsNull() && !withoutTransport(plan["create"]).Equal(withoutTransport(sc)) {
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("create"))
 	}
+	// a volume found altered at refresh (verify_content) gets its content again
+	planReplaceAltered(state, plan, &resp.RequiresReplace)
 	// recording it is only true when the volume holds it
 	r.verifyAdoptedContent(ctx, state, plan, resp.Private, &resp.RequiresReplace, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
@@ -342,6 +345,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			if share != nil {
 				share.Publish(vol.Key, src.Digest())
 			}
+			resp.Diagnostics.Append(recordContentWritten(ctx, src, resp.Private)...)
 			tflog.Info(ctx, "volume content transferred", map[string]any{"volume": poolName + "/" + doc.Name, "url": src.URL,
 				"bytes": src.Transferred(), "compressed": src.Compression, "digest": fmt.Sprint(src.Digest())})
 		}
@@ -502,6 +506,16 @@ func (r *volumeResource) PruneImported(doc *libvirtxml.StorageVolume) {
 		doc.BackingStore = &libvirtxml.StorageVolumeBackingStore{Path: b.Path, Format: b.Format}
 	}
 	doc.Type = ""
+}
+
+// Read refreshes the volume and, with verify_content, checks that it still
+// holds what was written.
+func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	r.Base.Read(ctx, req, resp)
+	if resp.Diagnostics.HasError() || resp.State.Raw.IsNull() {
+		return
+	}
+	r.verifyRecordedContent(ctx, req.Private, resp)
 }
 
 // Update grows the volume; ModifyPlan replaces it for anything else.

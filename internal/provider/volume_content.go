@@ -2,13 +2,16 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	neturl "net/url"
 	"path/filepath"
 	"strings"
 
+	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -200,4 +203,99 @@ func redactedURL(raw string) string {
 		return u.Redacted()
 	}
 	return raw
+}
+
+// privateContentWritten is the private state key holding what a volume held
+// right after its verified content was written (storage.VolumeDigest), for
+// verify_content.
+const privateContentWritten = "content_written"
+
+// verifyContentAttribute is the top-level switch for verification at refresh.
+func verifyContentAttribute() schema.Attribute {
+	return schema.BoolAttribute{
+		Optional: true,
+		Description: "Verify at every refresh that the volume still holds the content it was created with: its first bytes " +
+			"(as many as were written) are read back through libvirt's download stream and hashed (a read of the whole image, " +
+			"off by default). A volume truncated or altered since shows as drift: `content_digest` becomes null, a warning " +
+			"says so and the plan replaces the volume. It needs a volume created by this provider from content with `checksum` " +
+			"or `checksum_url` (copies sharing a download and imported volumes have no record to compare with; an imported " +
+			"volume is compared with `create.content.url` instead when `create` is added). A guest writing to the volume, " +
+			"or a qcow2 image grown beyond its virtual size (its header changes), also counts as altered. Changing it " +
+			"replaces nothing.",
+	}
+}
+
+// recordContentWritten keeps what the new volume holds in private state.
+func recordContentWritten(ctx context.Context, src *storage.Source, private privateSetter) diag.Diagnostics {
+	w := src.Written()
+	if w == nil {
+		return nil
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil
+	}
+	return private.SetKey(ctx, privateContentWritten, b)
+}
+
+// verifyRecordedContent runs after a refresh: with verify_content, a
+// volume that no longer holds what was written has its content_digest
+// nulled (ModifyPlan then replaces it).
+func (r *volumeResource) verifyRecordedContent(ctx context.Context, private privateGetter, resp *resource.ReadResponse) {
+	attrs := treeresource.ObjectAttrs(resp.State.Raw)
+	if on, _ := treeresource.Bool(attrs, "verify_content"); !on {
+		return
+	}
+	if attrs["content_digest"].IsNull() {
+		return
+	}
+	b, _ := private.GetKey(ctx, privateContentWritten)
+	var want storage.VolumeDigest
+	if b == nil || json.Unmarshal(b, &want) != nil {
+		return
+	}
+	key, _ := treeresource.String(attrs, "id")
+	var got storage.Checksum
+	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
+		vol, err := lookupVolumeByID(l, key)
+		if err != nil {
+			return err
+		}
+		got, err = storage.DigestVolume(ctx, l, vol, want.Digest.Algorithm, want.Length)
+		return err
+	})
+	if err != nil {
+		resp.Diagnostics.AddAttributeWarning(path.Root("verify_content"), "Cannot verify the volume's content", err.Error())
+		return
+	}
+	if got == want.Digest {
+		return
+	}
+	what := fmt.Sprintf("its first %d bytes have %s", want.Length, got)
+	if got.Hex == "" {
+		what = fmt.Sprintf("it has fewer than the %d bytes written", want.Length)
+	}
+	resp.Diagnostics.AddAttributeWarning(path.Root("content_digest"), "Volume content changed",
+		fmt.Sprintf("Volume %s no longer holds the content it was created with: %s, %s when written. It was truncated or "+
+			"written to outside of this configuration; the plan replaces it with its content. To keep it as it is, set "+
+			"verify_content = false.", key, what, want.Digest))
+	attrs["content_digest"] = tftypes.NewValue(tftypes.String, nil)
+	resp.State.Raw = tftypes.NewValue(resp.State.Raw.Type(), attrs)
+}
+
+// planReplaceAltered replaces, at plan, a volume whose verification at
+// refresh found its content changed (content_digest nulled while a checksum
+// is configured): content_digest is planned unknown (the new volume's), the
+// change that the replacement is attached to.
+func planReplaceAltered(state, plan map[string]tftypes.Value, replace *path.Paths) {
+	if on, _ := treeresource.Bool(state, "verify_content"); !on || !state["content_digest"].IsNull() {
+		return
+	}
+	c := contentAttrs(state)
+	sum, _ := treeresource.String(c, "checksum")
+	sumURL, _ := treeresource.String(c, "checksum_url")
+	if sum != "" || sumURL != "" {
+		plan["content_digest"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
+		*replace = append(*replace, path.Root("content_digest"))
+	}
 }

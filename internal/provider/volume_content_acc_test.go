@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -350,5 +351,98 @@ func TestAccVolume_sharedDownloadTwoHosts(t *testing.T) {
 				return nil
 			},
 		}},
+	})
+}
+
+// TestAccVolume_verifyContent creates two verified volumes (one from
+// gzip-compressed content) with verify_content; refreshing them plans
+// nothing. Then one is truncated and the other has a byte changed behind
+// the provider's back: the plan replaces exactly those, and after the apply
+// they hold their content again.
+func TestAccVolume_verifyContent(t *testing.T) {
+	l := testAccStorageConn(t)
+	dir := t.TempDir()
+	data := randomBytes(t, 3<<20)
+	plain := filepath.Join(dir, "plain.img")
+	if err := os.WriteFile(plain, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	packed := filepath.Join(dir, "packed.img.gz")
+	if err := os.WriteFile(packed, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_volume" "plain" {
+  name           = "img-verify-plain.img"
+  pool           = %[1]q
+  verify_content = true
+  create         = { content = { url = %[2]q, checksum = %[3]q } }
+}
+resource "libvirt_volume" "packed" {
+  name           = "img-verify-packed.img"
+  pool           = %[1]q
+  verify_content = true
+  create         = { content = { url = %[4]q, checksum = %[5]q } }
+}
+resource "libvirt_volume" "unchecked" {
+  name   = "img-verify-unchecked.img"
+  pool   = %[1]q
+  create = { content = { url = %[2]q, checksum = %[3]q } }
+}
+`, testAccPool(), plain, sha256Digest(data), packed, sha256Digest(gz.Bytes()))
+	poolDir := testAccPoolDir(t, l)
+	alter := func(name string, change func(f *os.File) error) {
+		f, err := os.OpenFile(filepath.Join(poolDir, name), os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := change(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             volumeCheckDestroy(l, "img-verify-plain.img", "img-verify-packed.img", "img-verify-unchecked.img"),
+		Steps: []resource.TestStep{
+			{
+				Config:           config,
+				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_volume.packed", tfjsonpath.New("content_digest"), knownvalue.StringExact(sha256Digest(gz.Bytes()))),
+				},
+			},
+			{
+				PreConfig: func() {
+					alter("img-verify-plain.img", func(f *os.File) error { return f.Truncate(1 << 20) })
+					alter("img-verify-packed.img", func(f *os.File) error { _, err := f.WriteAt([]byte{^data[12345]}, 12345); return err })
+					alter("img-verify-unchecked.img", func(f *os.File) error { _, err := f.WriteAt([]byte{^data[12345]}, 12345); return err })
+				},
+				// the refresh reads the volumes back and finds two changed
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("libvirt_volume.plain", plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectResourceAction("libvirt_volume.packed", plancheck.ResourceActionDestroyBeforeCreate),
+						// verify_content is off: not read back, not replaced
+						plancheck.ExpectResourceAction("libvirt_volume.unchecked", plancheck.ResourceActionNoop),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					checkVolumeContent(l, "img-verify-plain.img", data),
+					checkVolumeContent(l, "img-verify-packed.img", data),
+				),
+			},
+		},
 	})
 }

@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/digitalocean/go-libvirt"
 )
 
 // Checksum is an expected digest of content as published (the bytes the
@@ -192,5 +194,41 @@ func (d *digestReader) Read(p []byte) (int, error) {
 			return n, &ChecksumMismatchError{Want: d.want, Got: got, Bytes: d.n}
 		}
 	}
+	return n, err
+}
+
+// VolumeDigest is what a volume holds right after its content was written:
+// the digest of its first Length bytes. Verify compares it with the volume.
+type VolumeDigest struct {
+	Digest Checksum `json:"digest"`
+	Length int64    `json:"length"`
+}
+
+// DigestVolume reads the first length bytes of vol through libvirt's
+// download stream and returns their digest. Memory use is flat.
+func DigestVolume(ctx context.Context, l *libvirt.Libvirt, vol libvirt.StorageVol, algorithm string, length int64) (Checksum, error) {
+	h := newHash(algorithm)
+	w := &countingWriter{w: h}
+	if err := l.StorageVolDownload(vol, w, 0, uint64(length), 0); err != nil {
+		return Checksum{}, fmt.Errorf("reading volume %s: %w", vol.Key, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return Checksum{}, err
+	}
+	sum := Checksum{Algorithm: algorithm, Hex: hex.EncodeToString(h.Sum(nil))}
+	if w.n < length {
+		sum.Hex = "" // shorter than what was written: no digest can match
+	}
+	return sum, nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
 	return n, err
 }

@@ -3,8 +3,10 @@ package storage
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"net"
 	"net/http"
@@ -34,14 +36,15 @@ type Source struct {
 	Compression string
 	WireSize    int64
 
-	body   io.ReadCloser
-	raw    io.Reader // the content before peeking
-	reader *countingReader
-	file   *os.File        // a local file's handle, for its data extents
-	wire   *countingReader // the compressed bytes, when Compression is set
-	dec    io.Closer       // the decompressor, when it needs closing
-	stall  context.CancelFunc
-	digest *digestReader // hashes the bytes as sent, when a checksum is expected
+	body    io.ReadCloser
+	raw     io.Reader // the content before peeking
+	reader  *countingReader
+	file    *os.File        // a local file's handle, for its data extents
+	wire    *countingReader // the compressed bytes, when Compression is set
+	dec     io.Closer       // the decompressor, when it needs closing
+	stall   context.CancelFunc
+	digest  *digestReader // hashes the bytes as sent, when a checksum is expected
+	written hash.Hash     // hashes the decompressed bytes, when compressed content has a checksum
 }
 
 // peekSize is how much of the content is looked at before uploading: enough
@@ -89,7 +92,28 @@ func OpenWith(ctx context.Context, raw string, opts FetchOptions) (*Source, erro
 		s.Close()
 		return nil, err
 	}
+	if s.digest != nil && s.Compression != "" {
+		// what the volume holds is the decompressed stream: hashed too,
+		// so that the volume can be verified later
+		s.written = newHash(opts.Checksum.Algorithm)
+		s.reader.r = io.TeeReader(s.reader.r, s.written)
+	}
 	return s, nil
+}
+
+// Written is what the volume holds after a complete upload of verified
+// content: the digest and length of the bytes written (the decompressed
+// stream when the content was compressed); nil without a verified checksum.
+func (s *Source) Written() *VolumeDigest {
+	d := s.Digest()
+	if d == nil {
+		return nil
+	}
+	w := &VolumeDigest{Digest: *d, Length: s.Transferred()}
+	if s.written != nil {
+		w.Digest.Hex = hex.EncodeToString(s.written.Sum(nil))
+	}
+	return w
 }
 
 // openRaw opens the bytes at raw without looking at them.

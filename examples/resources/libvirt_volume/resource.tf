@@ -11,9 +11,12 @@ resource "libvirt_volume" "debian_base" {
 # they stream (no second read); a mismatch fails the create and leaves no
 # volume. The digest is recorded in content_digest. A dropped connection is
 # resumed (HTTP Range) up to 4 times, and the digest is still checked.
+# verify_content re-reads the volume at every refresh (libvirt's download
+# stream) and plans its replacement when it was truncated or altered.
 resource "libvirt_volume" "debian_verified" {
-  name = "debian-12-verified.qcow2"
-  pool = "default"
+  name           = "debian-12-verified.qcow2"
+  pool           = "default"
+  verify_content = true
   create = {
     content = {
       url      = "https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2"
