@@ -20,6 +20,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -213,7 +214,7 @@ func (d *domainInterfaceAddressesDataSource) lookupDomain(ctx context.Context, r
 	var dom libvirt.Domain
 	err := d.client.Do(ctx, func(l *libvirt.Libvirt) error {
 		var err error
-		if uuid, perr := treeresource.ParseUUID(ref); perr == nil {
+		if uuid, perr := libvirtops.ParseUUID(ref); perr == nil {
 			dom, err = l.DomainLookupByUUID(uuid)
 		} else {
 			dom, err = l.DomainLookupByName(ref)
@@ -229,7 +230,7 @@ func (d *domainInterfaceAddressesDataSource) lookupDomain(ctx context.Context, r
 		diags.AddAttributeError(path.Root("domain"), "Cannot look up domain", fmt.Sprintf("Looking up domain %q: %v", ref, err))
 		return dom, ""
 	}
-	return dom, treeresource.UUIDString(dom.UUID)
+	return dom, libvirtops.UUIDString(dom.UUID)
 }
 
 // sourceObservation is what one source said in one poll.

@@ -16,7 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
-	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 )
 
 // testAccLibvirt runs op against the test libvirtd, failing the test on
@@ -64,7 +64,7 @@ func testAccDefineDomain(t *testing.T, xml string) string {
 			return err
 		})
 	})
-	return treeresource.UUIDString(dom.UUID)
+	return libvirtops.UUIDString(dom.UUID)
 }
 
 const testAccStoppedDomainMAC = "52:54:00:7a:00:01"
@@ -169,15 +169,15 @@ func TestUnitDomainInterfaceAddresses_validation(t *testing.T) {
 // TestDomainRefUUIDOrName pins which domain references are looked up by UUID
 // and which by name.
 func TestDomainRefUUIDOrName(t *testing.T) {
-	u, err := treeresource.ParseUUID("0B9D6F4E-1C2A-4D3B-8E5F-6A7B8C9D0E1F")
+	u, err := libvirtops.ParseUUID("0B9D6F4E-1C2A-4D3B-8E5F-6A7B8C9D0E1F")
 	if err != nil {
 		t.Fatal("canonical upper-case UUID not accepted")
 	}
-	if got := treeresource.UUIDString(u); got != "0b9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1f" {
+	if got := libvirtops.UUIDString(u); got != "0b9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1f" {
 		t.Errorf("round trip = %s", got)
 	}
 	for _, name := range []string{"web-1", "tfacc-ifaddr-stopped", "0b9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1", "zz9d6f4e-1c2a-4d3b-8e5f-6a7b8c9d0e1f"} {
-		if _, err := treeresource.ParseUUID(name); err == nil {
+		if _, err := libvirtops.ParseUUID(name); err == nil {
 			t.Errorf("%q parsed as a UUID; it must be looked up by name", name)
 		}
 	}

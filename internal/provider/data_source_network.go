@@ -3,10 +3,10 @@ package provider
 import (
 	"context"
 
-	"github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -35,16 +35,9 @@ func NewNetworkDataSource() treeresource.DataSource {
 			"running":   "Whether the network is started.",
 		},
 		Find: func(ctx context.Context, c *libvirtconn.Client, by map[string]string) (string, error) {
-			return treeresource.FindByNameOrUUID(ctx, c, by,
-				func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-					o, err := l.NetworkLookupByUUID(u)
-					return o.UUID, err
-				},
-				func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-					o, err := l.NetworkLookupByName(name)
-					return o.UUID, err
-				})
+			return libvirtops.Networks(c).Find(ctx, by)
 		},
+
 		Fetch: r.Fetch,
 	})
 }

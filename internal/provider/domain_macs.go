@@ -14,6 +14,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -62,7 +63,7 @@ func macIndexOf(ctx context.Context, c *libvirtconn.Client) (map[string]macOwner
 			}
 			for _, i := range def.Devices.Interfaces {
 				if i.MAC != nil && i.MAC.Address != "" {
-					idx[strings.ToLower(i.MAC.Address)] = macOwner{name: d.Name, uuid: treeresource.UUIDString(d.UUID)}
+					idx[strings.ToLower(i.MAC.Address)] = macOwner{name: d.Name, uuid: libvirtops.UUIDString(d.UUID)}
 				}
 			}
 		}

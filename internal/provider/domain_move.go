@@ -16,6 +16,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -172,10 +173,10 @@ func checkMove(ctx context.Context, m *move, id string) ([]string, error) {
 		add("it has a managed-save image on %s, which does not move (start it, or remove the image with virsh managedsave-remove)", m.from.label())
 	}
 	if other, err := ld.DomainLookupByName(dom.Name); err == nil && other.UUID != dom.UUID {
-		add("%s already has a domain named %q (UUID %s)", to, dom.Name, treeresource.UUIDString(other.UUID))
+		add("%s already has a domain named %q (UUID %s)", to, dom.Name, libvirtops.UUIDString(other.UUID))
 	}
 	if other, err := ld.DomainLookupByUUID(dom.UUID); err == nil && other.Name != dom.Name {
-		add("%s already has a domain with UUID %s (named %q)", to, treeresource.UUIDString(dom.UUID), other.Name)
+		add("%s already has a domain with UUID %s (named %q)", to, libvirtops.UUIDString(dom.UUID), other.Name)
 	}
 	if def.Devices != nil {
 		refreshed := map[string]bool{}
@@ -313,7 +314,7 @@ func diskAuth(d libvirtxml.DomainDisk) *libvirtxml.DomainDiskAuth {
 // authenticates with.
 func secretProblem(ld *libvirt.Libvirt, s *libvirtxml.DomainDiskSecret, to string) string {
 	if s.UUID != "" {
-		u, err := treeresource.ParseUUID(s.UUID)
+		u, err := libvirtops.ParseUUID(s.UUID)
 		if err == nil {
 			if _, err := ld.SecretLookupByUUID(u); err == nil {
 				return ""

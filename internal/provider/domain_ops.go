@@ -14,12 +14,13 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
 func domainRef(id string) (libvirt.Domain, error) {
-	u, err := treeresource.ParseUUID(id)
+	u, err := libvirtops.ParseUUID(id)
 	if err != nil {
 		return libvirt.Domain{}, err
 	}
@@ -166,7 +167,7 @@ func (r *domainResource) defineAndStart(ctx context.Context, doc *libvirtxml.Dom
 	// again is a no-op redefinition instead of "already exists", and a start
 	// that had already happened is recognised below.
 	if doc.UUID == "" {
-		doc.UUID = newUUID()
+		doc.UUID = libvirtops.NewUUID()
 	}
 	var dom libvirt.Domain
 	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
@@ -179,8 +180,8 @@ func (r *domainResource) defineAndStart(ctx context.Context, doc *libvirtxml.Dom
 		}
 		dom, err = l.DomainDefineXMLFlags(xml, libvirt.DomainDefineValidate)
 		if err != nil {
-			if other, lerr := l.DomainLookupByName(doc.Name); lerr == nil && treeresource.UUIDString(other.UUID) != doc.UUID {
-				u := treeresource.UUIDString(other.UUID)
+			if other, lerr := l.DomainLookupByName(doc.Name); lerr == nil && libvirtops.UUIDString(other.UUID) != doc.UUID {
+				u := libvirtops.UUIDString(other.UUID)
 				return fmt.Errorf("defining domain: a domain named %q already exists (UUID %s) and is not in this state; "+
 					"an earlier apply may have been interrupted after creating it. Adopt it with an import block "+
 					"(to = <this resource>, id = %q), or remove it: virsh destroy %s; virsh undefine %s --nvram: %w",

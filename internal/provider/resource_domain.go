@@ -18,6 +18,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -180,7 +181,7 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 		resp.Diagnostics.AddError("Cannot create domain", msg)
 		return
 	}
-	id := treeresource.UUIDString(dom.UUID)
+	id := libvirtops.UUIDString(dom.UUID)
 	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
 	if err != nil || !found {
 		msg := fmt.Sprint(err)
@@ -310,14 +311,6 @@ func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest,
 }
 
 // LookUp resolves a domain's UUID or name.
-func (r *domainResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	return treeresource.ByUUIDOrName(l, importID,
-		func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-			o, err := l.DomainLookupByUUID(u)
-			return o.UUID, err
-		},
-		func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-			o, err := l.DomainLookupByName(name)
-			return o.UUID, err
-		})
+func (r *domainResource) LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (string, error) {
+	return libvirtops.Domains(c).LookUp(ctx, importID)
 }

@@ -22,6 +22,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -179,7 +180,7 @@ func (r *domainSnapshotResource) ModifyPlan(_ context.Context, req resource.Modi
 func (r *domainSnapshotResource) ValidateConfig(_ context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	cfg := treeresource.ObjectAttrs(req.Config.Raw)
 	if d, ok := treeresource.String(cfg, snapAttrDomain); ok {
-		if _, err := treeresource.ParseUUID(d); err != nil {
+		if _, err := libvirtops.ParseUUID(d); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root(snapAttrDomain), "Invalid domain",
 				fmt.Sprintf("domain = %q is not a UUID: set the domain's UUID, libvirt_domain.<name>.id", d))
 		}
@@ -339,7 +340,7 @@ func (r *domainSnapshotResource) Fetch(ctx context.Context, c *libvirtconn.Clien
 	if err := doc.Unmarshal(xml); err != nil {
 		return nil, fmt.Errorf("parsing snapshot XML: %w", err)
 	}
-	domainUUID := treeresource.UUIDString(dom.UUID)
+	domainUUID := libvirtops.UUIDString(dom.UUID)
 	created := ""
 	if secs, err := strconv.ParseInt(doc.CreationTime, 10, 64); err == nil {
 		created = time.Unix(secs, 0).UTC().Format(time.RFC3339)
@@ -377,20 +378,8 @@ func snapshotOutputOnly(doc *libvirtxml.DomainSnapshot) {
 }
 
 // LookUp resolves `<domain UUID or name>/<snapshot name>`.
-func (r *domainSnapshotResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	domID, name, ok := strings.Cut(importID, "/")
-	if !ok || domID == "" || name == "" {
-		return "", fmt.Errorf("the import ID must be <domain UUID or name>/<snapshot name>")
-	}
-	uuid, err := (&domainResource{}).LookUp(l, domID)
-	if err != nil {
-		return "", err
-	}
-	dom, _ := domainRef(uuid)
-	if _, err := l.DomainSnapshotLookupByName(dom, name, 0); err != nil {
-		return "", err
-	}
-	return snapshotID(uuid, name), nil
+func (r *domainSnapshotResource) LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (string, error) {
+	return libvirtops.Snapshots(c).LookUp(ctx, importID)
 }
 
 // Update redefines the snapshot's metadata with the new description;
@@ -491,20 +480,20 @@ func (r *domainSnapshotResource) deleteSnapshot(ctx context.Context, id string, 
 		return l.DomainSnapshotDelete(snap, libvirt.DomainSnapshotDeleteMetadataOnly)
 	})
 	if err != nil && !libvirtconn.IsNotFound(err) {
-		diags.AddError("Cannot delete snapshot", fmt.Sprintf("snapshot %q of domain %s: %v", name, treeresource.UUIDString(dom.UUID), err))
+		diags.AddError("Cannot delete snapshot", fmt.Sprintf("snapshot %q of domain %s: %v", name, libvirtops.UUIDString(dom.UUID), err))
 		return
 	}
 	if memoryKept != "" {
 		diags.AddWarning("External snapshot: memory file kept",
 			fmt.Sprintf("Snapshot %q of domain %s was deleted and its disk overlays merged back, but libvirt does not delete "+
-				"the memory state file %s: remove it yourself.", name, treeresource.UUIDString(dom.UUID), memoryKept))
+				"the memory state file %s: remove it yourself.", name, libvirtops.UUIDString(dom.UUID), memoryKept))
 	}
 	if refused != nil {
 		diags.AddWarning("External snapshot: metadata deleted, files kept",
 			fmt.Sprintf("libvirt refused to merge external snapshot %q of domain %s back (%v); its metadata was deleted and "+
 				"these files were kept: %s. The domain keeps using its overlay files, backed by the original images. "+
 				"Remove the files once the domain no longer uses them.",
-				name, treeresource.UUIDString(dom.UUID), refused, strings.Join(left, ", ")))
+				name, libvirtops.UUIDString(dom.UUID), refused, strings.Join(left, ", ")))
 	}
 }
 

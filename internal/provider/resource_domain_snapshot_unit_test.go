@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -128,8 +129,8 @@ func TestDomainSnapshotOutputOnly(t *testing.T) {
 
 func TestDomainSnapshotParseID(t *testing.T) {
 	dom, name, err := parseSnapshotID(snapshotUnitDomain + "/s1")
-	if err != nil || name != "s1" || treeresource.UUIDString(dom.UUID) != snapshotUnitDomain {
-		t.Errorf("parse: %v %q %v", treeresource.UUIDString(dom.UUID), name, err)
+	if err != nil || name != "s1" || libvirtops.UUIDString(dom.UUID) != snapshotUnitDomain {
+		t.Errorf("parse: %v %q %v", libvirtops.UUIDString(dom.UUID), name, err)
 	}
 	for _, bad := range []string{"s1", snapshotUnitDomain + "/", "web1/s1"} {
 		if _, _, err := parseSnapshotID(bad); err == nil {

@@ -21,6 +21,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 )
 
 func testAccNetworkConfig(name, hostIP string) string {
@@ -221,7 +222,7 @@ func testAccCheckNetworkHosts(name string, dhcp, dns []testAccNetworkHost) resou
 			return err
 		}
 		var got, want []string
-		for _, h := range networkDHCPHosts(&doc.IPs[0]) {
+		for _, h := range libvirtops.NetworkDHCPHosts(&doc.IPs[0]) {
 			got = append(got, strings.ToLower(h.MAC)+","+h.IP+","+h.Name)
 		}
 		for _, h := range dhcp {
@@ -231,7 +232,7 @@ func testAccCheckNetworkHosts(name string, dhcp, dns []testAccNetworkHost) resou
 			return fmt.Errorf("running network's DHCP hosts = %v, want %v\n%s", got, want, x)
 		}
 		got, want = nil, nil
-		for _, h := range networkDNSHosts(doc) {
+		for _, h := range libvirtops.NetworkDNSHosts(doc) {
 			for _, hn := range h.Hostnames {
 				got = append(got, h.IP+"="+hn.Hostname)
 			}
@@ -645,7 +646,7 @@ func TestAccNetwork_drift(t *testing.T) {
 			{ // virsh net-update add-last ip-dhcp-host ... --live --config
 				PreConfig: outOfBand(func(l *libvirt.Libvirt, n libvirt.Network) error {
 					return l.NetworkUpdate(n, uint32(libvirt.NetworkUpdateCommandAddLast), uint32(libvirt.NetworkSectionIPDhcpHost), 0,
-						`<host mac="52:54:00:aa:0a:99" ip="10.213.10.99" name="intruder"/>`, networkUpdateFlags)
+						`<host mac="52:54:00:aa:0a:99" ip="10.213.10.99" name="intruder"/>`, libvirt.NetworkUpdateAffectLive|libvirt.NetworkUpdateAffectConfig)
 				}),
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{

@@ -17,6 +17,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -148,9 +149,9 @@ func (r *nwfilterResource) Create(ctx context.Context, req resource.CreateReques
 	// the define again, it redefines this same filter instead of a second
 	// one, and cleanup after a failure removes exactly this filter.
 	if doc.UUID == "" {
-		doc.UUID = newUUID()
+		doc.UUID = libvirtops.NewUUID()
 	}
-	uuid, err := treeresource.ParseUUID(doc.UUID)
+	uuid, err := libvirtops.ParseUUID(doc.UUID)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("uuid"), "Invalid network filter UUID", err.Error())
 		return
@@ -167,7 +168,7 @@ func (r *nwfilterResource) Create(ctx context.Context, req resource.CreateReques
 		if err == nil {
 			return fmt.Errorf("a network filter named %q already exists (UUID %s) and is not in this state; adopt it with "+
 				"an import block (id = %q) or `tofu import <address> %s`, or choose another name",
-				doc.Name, treeresource.UUIDString(existing.UUID), doc.Name, doc.Name)
+				doc.Name, libvirtops.UUIDString(existing.UUID), doc.Name, doc.Name)
 		}
 		if libvirtconn.IsNotFound(err) {
 			return nil
@@ -237,20 +238,12 @@ func (r *nwfilterResource) Fetch(ctx context.Context, c *libvirtconn.Client, id 
 }
 
 // LookUp resolves a filter's UUID or name.
-func (r *nwfilterResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	return treeresource.ByUUIDOrName(l, importID,
-		func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-			o, err := l.NwfilterLookupByUUID(u)
-			return o.UUID, err
-		},
-		func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-			o, err := l.NwfilterLookupByName(name)
-			return o.UUID, err
-		})
+func (r *nwfilterResource) LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (string, error) {
+	return libvirtops.Nwfilters(c).LookUp(ctx, importID)
 }
 
 func nwfilterRef(id string) (libvirt.Nwfilter, error) {
-	u, err := treeresource.ParseUUID(id)
+	u, err := libvirtops.ParseUUID(id)
 	if err != nil {
 		return libvirt.Nwfilter{}, err
 	}

@@ -17,6 +17,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -113,7 +114,7 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 	// The UUID is chosen here: when the connection breaks and Do runs the
 	// steps again, defining the same name and UUID again is harmless.
 	if doc.UUID == "" {
-		doc.UUID = newUUID()
+		doc.UUID = libvirtops.NewUUID()
 	}
 	xml, err := doc.Marshal()
 	if err != nil {
@@ -125,7 +126,7 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 		existing, err := l.StoragePoolLookupByName(doc.Name)
 		if err == nil {
 			return fmt.Errorf("a pool named %q already exists (UUID %s) and is not in this state; adopt it with an import block (id = %q), "+
-				"or remove it: virsh pool-destroy %s; virsh pool-undefine %s", doc.Name, treeresource.UUIDString(existing.UUID), doc.Name, doc.Name, doc.Name)
+				"or remove it: virsh pool-destroy %s; virsh pool-undefine %s", doc.Name, libvirtops.UUIDString(existing.UUID), doc.Name, doc.Name, doc.Name)
 		}
 		if libvirtconn.IsNotFound(err) {
 			return nil
@@ -180,7 +181,7 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 		resp.Diagnostics.AddError("Cannot create pool", err.Error())
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), treeresource.UUIDString(pool.UUID), plan)
+	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), libvirtops.UUIDString(pool.UUID), plan)
 	if err != nil || !found {
 		resp.Diagnostics.AddError("Cannot read pool after create", fmt.Sprint(err))
 		return
@@ -218,16 +219,8 @@ func (r *poolResource) Fetch(ctx context.Context, c *libvirtconn.Client, id stri
 }
 
 // LookUp resolves a pool's UUID or name.
-func (r *poolResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	return treeresource.ByUUIDOrName(l, importID,
-		func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-			o, err := l.StoragePoolLookupByUUID(u)
-			return o.UUID, err
-		},
-		func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-			o, err := l.StoragePoolLookupByName(name)
-			return o.UUID, err
-		})
+func (r *poolResource) LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (string, error) {
+	return libvirtops.Pools(c).LookUp(ctx, importID)
 }
 
 // PruneImported keeps what a configuration sets: libvirt reports target
@@ -244,7 +237,7 @@ func (r *poolResource) PruneImported(doc *libvirtxml.StoragePool) {
 }
 
 func poolRef(id string) (libvirt.StoragePool, error) {
-	u, err := treeresource.ParseUUID(id)
+	u, err := libvirtops.ParseUUID(id)
 	if err != nil {
 		return libvirt.StoragePool{}, err
 	}

@@ -20,6 +20,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -153,7 +154,7 @@ func hasValueAttr(attrs map[string]tftypes.Value) bool {
 func yesWord(s string) bool { return s == "yes" || s == "true" || s == "on" }
 
 func secretRef(id string) (libvirt.Secret, error) {
-	u, err := treeresource.ParseUUID(id)
+	u, err := libvirtops.ParseUUID(id)
 	if err != nil {
 		return libvirt.Secret{}, err
 	}
@@ -183,7 +184,7 @@ func (r *secretResource) Create(ctx context.Context, req resource.CreateRequest,
 	// define again, it redefines the same secret instead of adding another.
 	userUUID := doc.UUID != ""
 	if !userUUID {
-		doc.UUID = newUUID()
+		doc.UUID = libvirtops.NewUUID()
 	}
 	sec, err := secretRef(doc.UUID)
 	if err != nil {
@@ -217,7 +218,7 @@ func (r *secretResource) Create(ctx context.Context, req resource.CreateRequest,
 		usageID := secretUsageID(doc.Usage)
 		existing, err := l.SecretLookupByUsage(int32(ut.num), usageID)
 		if err == nil {
-			id := treeresource.UUIDString(existing.UUID)
+			id := libvirtops.UUIDString(existing.UUID)
 			conflict = path.Root("usage")
 			return fmt.Errorf("usage.%s: secret %s already has usage %s %q and is not in this state; libvirt allows one secret per "+
 				"usage. Adopt it with an import block (id = %q), or remove it: virsh secret-undefine %s",
@@ -276,7 +277,7 @@ func (r *secretResource) removeAfterFailure(ctx context.Context, sec libvirt.Sec
 	case libvirtconn.IsNotFound(err):
 		return ""
 	default:
-		id := treeresource.UUIDString(sec.UUID)
+		id := libvirtops.UUIDString(sec.UUID)
 		return fmt.Sprintf(" (undefining secret %s failed too: %v; remove it with virsh secret-undefine %s)", id, err, id)
 	}
 }
@@ -405,33 +406,8 @@ func (r *secretResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 // LookUp resolves a secret's UUID, or a usage id (volume path or name).
-func (r *secretResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	if u, err := treeresource.ParseUUID(importID); err == nil {
-		s, err := l.SecretLookupByUUID(u)
-		if err != nil {
-			return "", err
-		}
-		return treeresource.UUIDString(s.UUID), nil
-	}
-	all, _, err := l.ConnectListAllSecrets(1, 0)
-	if err != nil {
-		return "", err
-	}
-	var found []string
-	for _, s := range all {
-		if s.UsageID == importID {
-			found = append(found, treeresource.UUIDString(s.UUID))
-		}
-	}
-	sort.Strings(found)
-	switch len(found) {
-	case 0:
-		return "", fmt.Errorf("no secret has the UUID or usage id %q (virsh secret-list shows them)", importID)
-	case 1:
-		return found[0], nil
-	}
-	return "", fmt.Errorf("usage id %q is used by %d secrets of different usage types (%s): import by UUID",
-		importID, len(found), strings.Join(found, ", "))
+func (r *secretResource) LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (string, error) {
+	return libvirtops.Secrets(c).LookUp(ctx, importID)
 }
 
 // Update redefines the secret (same UUID) when its document changed, on top

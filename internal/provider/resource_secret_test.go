@@ -23,7 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"libvirt.org/go/libvirtxml"
 
-	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 )
 
 // secretPrefix starts the usage id of every secret these tests define.
@@ -70,7 +70,7 @@ func secretCheckGone(t *testing.T, prefix string, uuids *[]string) resource.Test
 				return err
 			}
 			for _, s := range all {
-				id := treeresource.UUIDString(s.UUID)
+				id := libvirtops.UUIDString(s.UUID)
 				if strings.HasPrefix(s.UsageID, prefix) || strings.Contains(s.UsageID, "/"+prefix) {
 					left = append(left, id+" "+s.UsageID)
 				}
@@ -91,7 +91,7 @@ func secretCheckGone(t *testing.T, prefix string, uuids *[]string) resource.Test
 
 // secretLive reads the secret's XML and value from libvirt.
 func secretLive(t *testing.T, uuid string) (*libvirtxml.Secret, []byte, error) {
-	u, err := treeresource.ParseUUID(uuid)
+	u, err := libvirtops.ParseUUID(uuid)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -148,7 +148,7 @@ func secretCheckLive(t *testing.T, address string, uuids *[]string, wantValue []
 
 // secretSetLive changes the value of the secret in state out of band.
 func secretSetLive(t *testing.T, id *string, value []byte) {
-	u, err := treeresource.ParseUUID(*id)
+	u, err := libvirtops.ParseUUID(*id)
 	if err != nil {
 		t.Fatal(err)
 	}

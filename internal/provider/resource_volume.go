@@ -22,6 +22,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
@@ -594,12 +595,8 @@ func backingUsers(l *libvirt.Libvirt, volPath string) ([]string, error) {
 }
 
 // LookUp accepts the volume key (its path for file pools) or "pool/name".
-func (r *volumeResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	vol, err := lookupVolumeByID(l, importID)
-	if err != nil {
-		return "", err
-	}
-	return vol.Key, nil
+func (r *volumeResource) LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (string, error) {
+	return libvirtops.Volumes(c).LookUp(ctx, importID)
 }
 
 // keepRawFormat keeps a user's format "raw" when libvirt reports the content
