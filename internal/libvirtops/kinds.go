@@ -38,33 +38,6 @@ func (d Domain) Find(ctx context.Context, by map[string]string) (string, error) 
 	return domainLookup.find(ctx, d.c, by)
 }
 
-// Pool is the adapter for storage pools, addressed by UUID.
-type Pool struct{ c *libvirtconn.Client }
-
-// Pools returns the pool adapter on this connection.
-func Pools(c *libvirtconn.Client) Pool { return Pool{c: c} }
-
-var poolLookup = uuidLookup{
-	byUUID: func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-		o, err := l.StoragePoolLookupByUUID(u)
-		return o.UUID, err
-	},
-	byName: func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-		o, err := l.StoragePoolLookupByName(name)
-		return o.UUID, err
-	},
-}
-
-// LookUp resolves an import ID (UUID or name) to the pool's UUID.
-func (p Pool) LookUp(ctx context.Context, importID string) (string, error) {
-	return poolLookup.importID(ctx, p.c, importID)
-}
-
-// Find resolves a data source's `uuid` or `name` to the pool's UUID.
-func (p Pool) Find(ctx context.Context, by map[string]string) (string, error) {
-	return poolLookup.find(ctx, p.c, by)
-}
-
 // Nwfilter is the adapter for network filters, addressed by UUID.
 type Nwfilter struct{ c *libvirtconn.Client }
 

@@ -3,12 +3,13 @@ package provider
 import (
 	"context"
 	"fmt"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"math/big"
 	"os"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -213,7 +214,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	poolName, _ := treeresource.String(plan, "pool")
 	url := contentURL(plan)
-	lockKey := poolLockKey(r.Client().URI(), poolName)
+	lockKey := libvirtops.PoolLockKey(r.Client().URI(), poolName)
 
 	// Look the pool up through Do, which re-dials a broken connection; the
 	// create and upload then use that connection directly: they must not be
@@ -290,7 +291,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			capacity, _ := sizeBytes(plan, "capacity")
 			stopAbort := r.Client().AbortOnDone(ctx, l) // a cancelled upload ends at once, also on a frozen path
 			stopProgress := logProgress(ctx, "upload", fmt.Sprintf("%s/%s", poolName, doc.Name), src.URL, src.Transferred, src.Size)
-			vol, err = storage.CreateVolume(ctx, l, &storageLocks, storage.VolumeRequest{
+			vol, err = storage.CreateVolume(ctx, l, libvirtops.PoolLocks(), storage.VolumeRequest{
 				Pool: pool, LockKey: lockKey, Def: doc, Capacity: capacity,
 			}, src)
 			stopProgress()
@@ -322,7 +323,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			resp.Diagnostics.AddError("Cannot write volume XML", err.Error())
 			return
 		}
-		unlock := storageLocks.Lock(lockKey)
+		unlock := libvirtops.PoolLocks().Lock(lockKey)
 		vol, err = l.StorageVolCreateXML(pool, xml, 0)
 		unlock()
 		if err != nil && !l.IsConnected() {
@@ -347,7 +348,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	if err != nil || !found {
 		// not in state means nobody would delete it: remove it now
 		derr := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-			unlock := storageLocks.Lock(lockKey)
+			unlock := libvirtops.PoolLocks().Lock(lockKey)
 			defer unlock()
 			return l.StorageVolDelete(vol, 0)
 		})
@@ -496,7 +497,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 			if err != nil {
 				return err
 			}
-			unlock := storageLocks.Lock(poolLockKey(r.Client().URI(), vol.Pool))
+			unlock := libvirtops.PoolLocks().Lock(libvirtops.PoolLockKey(r.Client().URI(), vol.Pool))
 			defer unlock()
 			live, err := growVolume(l, vol, volPath, want)
 			if len(live) > 0 {
@@ -551,7 +552,7 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		if len(users) > 0 {
 			return fmt.Errorf("volume %s is the backing file of %s; delete those volumes first", volPath, strings.Join(users, ", "))
 		}
-		unlock := storageLocks.Lock(poolLockKey(r.Client().URI(), vol.Pool))
+		unlock := libvirtops.PoolLocks().Lock(libvirtops.PoolLockKey(r.Client().URI(), vol.Pool))
 		defer unlock()
 		return l.StorageVolDelete(vol, 0)
 	})
@@ -710,7 +711,7 @@ func removeVolumeIfPresent(ctx context.Context, c *libvirtconn.Client, poolName,
 		return false, err
 	}
 	err = c.Do(ctx, func(l *libvirt.Libvirt) error {
-		unlock := storageLocks.Lock(lockKey)
+		unlock := libvirtops.PoolLocks().Lock(lockKey)
 		defer unlock()
 		return l.StorageVolDelete(vol, 0)
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -139,7 +140,7 @@ func (r *volumeResource) cloneVolume(ctx context.Context, poolName, lockKey stri
 	}()
 	stopProgress := logProgress(ctx, "copy", poolName+"/"+def.Name, from.Key, func() int64 { return allocated }, int64(srcCap))
 	stopAbort := r.Client().AbortOnDone(ctx, l)
-	unlock := storageLocks.Lock(lockKey)
+	unlock := libvirtops.PoolLocks().Lock(lockKey)
 	vol, err = l.StorageVolCreateXMLFrom(pool, xml, from, 0)
 	unlock()
 	stopAbort()

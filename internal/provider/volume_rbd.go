@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
@@ -125,9 +126,9 @@ func (r *volumeResource) createInRBD(ctx context.Context, l *libvirt.Libvirt, po
 	uploading := true
 	var copied storage.RBDCopy
 	var stopCopy func()
-	vol, err := storage.CreateRBDVolume(ctx, l, &storageLocks, storage.RBDRequest{
-		Pool: pool, PoolDef: def, LockKey: poolLockKey(r.Client().URI(), pool.Name),
-		Staging: sp, StagingLockKey: poolLockKey(r.Client().URI(), staging),
+	vol, err := storage.CreateRBDVolume(ctx, l, libvirtops.PoolLocks(), storage.RBDRequest{
+		Pool: pool, PoolDef: def, LockKey: libvirtops.PoolLockKey(r.Client().URI(), pool.Name),
+		Staging: sp, StagingLockKey: libvirtops.PoolLockKey(r.Client().URI(), staging),
 		Def: doc, Capacity: capacity,
 		Uploaded: func(size uint64) {
 			stopUpload()
@@ -192,13 +193,13 @@ func (r *volumeResource) cleanUpRBDCreate(ctx context.Context, poolName, staging
 		}
 		return err
 	})
-	if ok, _ := removeVolumeIfPresent(cleanCtx, r.Client(), staging, storage.StagingName(name), poolLockKey(r.Client().URI(), staging)); ok {
+	if ok, _ := removeVolumeIfPresent(cleanCtx, r.Client(), staging, storage.StagingName(name), libvirtops.PoolLockKey(r.Client().URI(), staging)); ok {
 		removed = append(removed, "the staging volume")
 	}
 	// QEMU may still hold the image open for a moment while libvirt
 	// destroys the copy domain: the deletion is retried until then
 	for {
-		ok, err := removeVolumeIfPresent(cleanCtx, r.Client(), poolName, name, poolLockKey(r.Client().URI(), poolName))
+		ok, err := removeVolumeIfPresent(cleanCtx, r.Client(), poolName, name, libvirtops.PoolLockKey(r.Client().URI(), poolName))
 		if err == nil {
 			if ok {
 				removed = append(removed, "the incomplete RBD image")
