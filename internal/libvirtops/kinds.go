@@ -38,28 +38,6 @@ func (d Domain) Find(ctx context.Context, by map[string]string) (string, error) 
 	return domainLookup.find(ctx, d.c, by)
 }
 
-// Nwfilter is the adapter for network filters, addressed by UUID.
-type Nwfilter struct{ c *libvirtconn.Client }
-
-// Nwfilters returns the network filter adapter on this connection.
-func Nwfilters(c *libvirtconn.Client) Nwfilter { return Nwfilter{c: c} }
-
-var nwfilterLookup = uuidLookup{
-	byUUID: func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-		o, err := l.NwfilterLookupByUUID(u)
-		return o.UUID, err
-	},
-	byName: func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-		o, err := l.NwfilterLookupByName(name)
-		return o.UUID, err
-	},
-}
-
-// LookUp resolves an import ID (UUID or name) to the filter's UUID.
-func (f Nwfilter) LookUp(ctx context.Context, importID string) (string, error) {
-	return nwfilterLookup.importID(ctx, f.c, importID)
-}
-
 // Secret is the adapter for secrets, addressed by UUID.
 type Secret struct{ c *libvirtconn.Client }
 

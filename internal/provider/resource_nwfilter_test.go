@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 )
 
 // nwfilterConfig is a filter in the ipv4 chain: a tcp rule to dstIP:53 with
@@ -731,16 +733,17 @@ resource "libvirt_nwfilter" "outer" {
 					len(doc.Entries[0].Ref.Parameters) != 1 || doc.Entries[0].Ref.Parameters[0].Value != "10.233.90.9" {
 					return fmt.Errorf("libvirt holds %+v, want a filterref to %s with BLOCKED=10.233.90.9 first", doc.Entries, base)
 				}
-				var users nwfilterUsers
-				testAccLibvirt(t, func(l *libvirt.Libvirt) error {
-					users, err = nwfilterUsersOf(l, base)
-					return nil
-				})
+				client, err := libvirtconn.New(testAccURI())
 				if err != nil {
 					return err
 				}
-				if len(users.filters) != 1 || users.filters[0] != outer || len(users.domains) != 0 {
-					return fmt.Errorf("users of %s: filters %v, domains %v; want filters [%s], no domains", base, users.filters, users.domains, outer)
+				defer client.Close()
+				users, err := libvirtops.Nwfilters(client).Users(context.Background(), base)
+				if err != nil {
+					return err
+				}
+				if len(users.Filters) != 1 || users.Filters[0] != outer || len(users.Domains) != 0 {
+					return fmt.Errorf("users of %s: filters %v, domains %v; want filters [%s], no domains", base, users.Filters, users.Domains, outer)
 				}
 				return nil
 			},
