@@ -3,7 +3,6 @@ package libvirtops
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/digitalocean/go-libvirt"
@@ -36,50 +35,6 @@ func (d Domain) LookUp(ctx context.Context, importID string) (string, error) {
 // Find resolves a data source's `uuid` or `name` to the domain's UUID.
 func (d Domain) Find(ctx context.Context, by map[string]string) (string, error) {
 	return domainLookup.find(ctx, d.c, by)
-}
-
-// Secret is the adapter for secrets, addressed by UUID.
-type Secret struct{ c *libvirtconn.Client }
-
-// Secrets returns the secret adapter on this connection.
-func Secrets(c *libvirtconn.Client) Secret { return Secret{c: c} }
-
-// LookUp resolves a secret's UUID, or a usage id (volume path or name).
-func (s Secret) LookUp(ctx context.Context, importID string) (id string, err error) {
-	err = s.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		id, err = secretByImportID(l, importID)
-		return err
-	})
-	return id, err
-}
-
-func secretByImportID(l *libvirt.Libvirt, importID string) (string, error) {
-	if u, err := ParseUUID(importID); err == nil {
-		s, err := l.SecretLookupByUUID(u)
-		if err != nil {
-			return "", err
-		}
-		return UUIDString(s.UUID), nil
-	}
-	all, _, err := l.ConnectListAllSecrets(1, 0)
-	if err != nil {
-		return "", err
-	}
-	var found []string
-	for _, s := range all {
-		if s.UsageID == importID {
-			found = append(found, UUIDString(s.UUID))
-		}
-	}
-	sort.Strings(found)
-	switch len(found) {
-	case 0:
-		return "", fmt.Errorf("no secret has the UUID or usage id %q (virsh secret-list shows them)", importID)
-	case 1:
-		return found[0], nil
-	}
-	return "", fmt.Errorf("usage id %q is used by %d secrets of different usage types (%s): import by UUID",
-		importID, len(found), strings.Join(found, ", "))
 }
 
 // Volume is the adapter for storage volumes, addressed by key.
