@@ -37,60 +37,6 @@ func (d Domain) Find(ctx context.Context, by map[string]string) (string, error) 
 	return domainLookup.find(ctx, d.c, by)
 }
 
-// Volume is the adapter for storage volumes, addressed by key.
-type Volume struct{ c *libvirtconn.Client }
-
-// Volumes returns the volume adapter on this connection.
-func Volumes(c *libvirtconn.Client) Volume { return Volume{c: c} }
-
-// volumeByID finds a volume by key, or by "pool/name".
-func volumeByID(l *libvirt.Libvirt, id string) (libvirt.StorageVol, error) {
-	vol, err := l.StorageVolLookupByKey(id)
-	if err == nil {
-		return vol, nil
-	}
-	poolName, name, ok := strings.Cut(id, "/")
-	if !ok || poolName == "" || name == "" || strings.Contains(name, "/") {
-		return vol, err
-	}
-	pool, perr := l.StoragePoolLookupByName(poolName)
-	if perr != nil {
-		return vol, perr
-	}
-	return l.StorageVolLookupByName(pool, name)
-}
-
-// LookUp resolves the volume key (its path for file pools) or "pool/name"
-// to the volume's key.
-func (v Volume) LookUp(ctx context.Context, importID string) (key string, err error) {
-	err = v.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		vol, err := volumeByID(l, importID)
-		key = vol.Key
-		return err
-	})
-	return key, err
-}
-
-// Find resolves a data source's `key`, or `pool` and `name`, to the
-// volume's key.
-func (v Volume) Find(ctx context.Context, by map[string]string) (key string, err error) {
-	err = v.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		if k, ok := by["key"]; ok {
-			vol, err := l.StorageVolLookupByKey(k)
-			key = vol.Key
-			return err
-		}
-		pool, err := l.StoragePoolLookupByName(by["pool"])
-		if err != nil {
-			return err
-		}
-		vol, err := l.StorageVolLookupByName(pool, by["name"])
-		key = vol.Key
-		return err
-	})
-	return key, err
-}
-
 // Snapshot is the adapter for domain snapshots, addressed by
 // "<domain UUID>/<snapshot name>".
 type Snapshot struct{ c *libvirtconn.Client }

@@ -11,8 +11,3 @@ func PoolLocks() *storage.PoolLocks { return &storageLocks }
 
 // PoolLockKey names the pool called pool on the connection uri.
 func PoolLockKey(uri, pool string) string { return uri + "\x00" + pool }
-
-// LockPool locks the pool called name on this adapter's connection.
-func (v Volume) LockPool(name string) (unlock func()) {
-	return storageLocks.Lock(PoolLockKey(v.c.URI(), name))
-}
