@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -124,33 +123,23 @@ func domainOwnSpec() treeresource.Spec[libvirtxml.Domain] {
 	}
 }
 
-// domainOptions are the own attributes that steer operations.
-type domainOptions struct {
-	running, autostart, paused, forceBoot, restartOnChange bool
-	bypassCache, resetNVRAM, validate                      bool // create.* start flags
-	graceful                                               bool // destroy.graceful
-	shutdownTimeout                                        time.Duration
-	// destroyShutdown and updateShutdown are shutdown_timeout, or
-	// destroy.shutdown.timeout and update.shutdown.timeout when set
-	destroyShutdown, updateShutdown time.Duration
-}
-
-func readDomainOptions(attrs map[string]tftypes.Value) (domainOptions, error) {
-	var o domainOptions
-	o.running, _ = treeresource.Bool(attrs, attrRunning)
-	o.autostart, _ = treeresource.Bool(attrs, attrAutostart)
-	o.paused, _ = treeresource.Bool(attrs, attrStartPaused)
-	o.forceBoot, _ = treeresource.Bool(attrs, attrStartForceBoot)
-	o.restartOnChange, _ = treeresource.Bool(attrs, attrRestartOnChange)
-	o.shutdownTimeout, _ = time.ParseDuration(defaultShutdownTimeout)
+// readDomainOptions reads the own attributes that steer operations.
+func readDomainOptions(attrs map[string]tftypes.Value) (libvirtops.DomainOptions, error) {
+	var o libvirtops.DomainOptions
+	o.Running, _ = treeresource.Bool(attrs, attrRunning)
+	o.Autostart, _ = treeresource.Bool(attrs, attrAutostart)
+	o.Paused, _ = treeresource.Bool(attrs, attrStartPaused)
+	o.ForceBoot, _ = treeresource.Bool(attrs, attrStartForceBoot)
+	o.RestartOnChange, _ = treeresource.Bool(attrs, attrRestartOnChange)
+	o.ShutdownTimeout, _ = time.ParseDuration(defaultShutdownTimeout)
 	if s, ok := treeresource.String(attrs, attrShutdownTimeout); ok {
 		d, err := time.ParseDuration(s)
 		if err != nil || d < 0 {
 			return o, fmt.Errorf("shutdown_timeout %q is not a duration such as \"90s\" or \"5m\"", s)
 		}
-		o.shutdownTimeout = d
+		o.ShutdownTimeout = d
 	}
-	o.applyCompat(attrs)
+	applyDomainCompat(&o, attrs)
 	return o, nil
 }
 
@@ -168,7 +157,13 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	dom, err := r.defineAndStart(ctx, doc, opts)
+	// The UUID is chosen here, not by libvirt: when the connection breaks
+	// and the define runs again on a new one, defining the same name and
+	// UUID again is a no-op redefinition instead of "already exists".
+	if doc.UUID == "" {
+		doc.UUID = libvirtops.NewUUID()
+	}
+	id, err := libvirtops.Domains(r.Client()).DefineAndStart(ctx, doc, opts)
 	if err != nil {
 		msg := err.Error()
 		if doc.UUID != "" && r.mayExist(ctx, doc.UUID) {
@@ -181,7 +176,6 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 		resp.Diagnostics.AddError("Cannot create domain", msg)
 		return
 	}
-	id := libvirtops.UUIDString(dom.UUID)
 	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
 	if err != nil || !found {
 		msg := fmt.Sprint(err)
@@ -194,9 +188,9 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	resp.State.Raw = state
-	if opts.running {
+	if opts.Running {
 		// the domain exists and is in state: a failed wait taints it, nothing is orphaned
-		if err := r.waitForIPs(ctx, dom, ipWaits(plan)); err != nil {
+		if err := r.waitForIPs(ctx, id, doc.Name, ipWaits(plan)); err != nil {
 			resp.Diagnostics.AddError("wait_for_ip", err.Error())
 		}
 	}
@@ -207,17 +201,9 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 // connection is broken). The look-up runs briefly on a context of its own:
 // tofu may be stopping.
 func (r *domainResource) mayExist(ctx context.Context, uuid string) bool {
-	dom, err := domainRef(uuid)
-	if err != nil {
-		return false
-	}
 	lookCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	err = r.Client().Do(lookCtx, func(l *libvirt.Libvirt) error {
-		_, err := l.DomainLookupByUUID(dom.UUID)
-		return err
-	})
-	return !libvirtconn.IsNotFound(err)
+	return libvirtops.Domains(r.Client()).MayExist(lookCtx, uuid)
 }
 
 // FixUp restores what libvirt drops from the user's document (keepVCPUCurrent).
@@ -243,8 +229,7 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 	plan := treeresource.ObjectAttrs(req.Plan.Raw)
 	state := treeresource.ObjectAttrs(req.State.Raw)
 	id, _ := treeresource.String(state, "id")
-	dom, err := domainRef(id)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(id); err != nil {
 		resp.Diagnostics.AddError("Invalid domain id", err.Error())
 		return
 	}
@@ -269,7 +254,7 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	oldDoc := current.Doc
 	newDoc.UUID = id
-	if err := r.update(ctx, dom, oldDoc, newDoc, opts); err != nil {
+	if err := libvirtops.Domains(r.Client()).Update(ctx, id, oldDoc, newDoc, opts); err != nil {
 		resp.Diagnostics.AddError("Cannot update domain", err.Error())
 		return
 	}
@@ -279,9 +264,8 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 	resp.State.Raw = newState
-	if wasRunning, _ := treeresource.Bool(state, attrRunning); opts.running && !wasRunning {
-		dom.Name = newDoc.Name
-		if err := r.waitForIPs(ctx, dom, ipWaits(plan)); err != nil {
+	if wasRunning, _ := treeresource.Bool(state, attrRunning); opts.Running && !wasRunning {
+		if err := r.waitForIPs(ctx, id, newDoc.Name, ipWaits(plan)); err != nil {
 			resp.Diagnostics.AddError("wait_for_ip", err.Error())
 		}
 	}
@@ -293,18 +277,12 @@ func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 	state := treeresource.ObjectAttrs(req.State.Raw)
 	id, _ := treeresource.String(state, "id")
-	dom, err := domainRef(id)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(id); err != nil {
 		resp.Diagnostics.AddError("Invalid domain id", err.Error())
 		return
 	}
 	opts, _ := readDomainOptions(state)
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		if err := stopDomain(ctx, l, dom, opts.destroyShutdown, opts.graceful); err != nil {
-			return err
-		}
-		return undefineDomain(l, dom)
-	})
+	err := libvirtops.Domains(r.Client()).Delete(ctx, id, opts)
 	if err != nil && !libvirtconn.IsNotFound(err) {
 		resp.Diagnostics.AddError("Cannot delete domain", err.Error())
 	}

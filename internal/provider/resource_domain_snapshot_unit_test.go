@@ -119,7 +119,7 @@ func TestDomainSnapshotOutputOnly(t *testing.T) {
 	if s := doc.Disks.Disks[1].Source; s == nil || s.File == nil || s.File.File != "/o.qcow2" {
 		t.Errorf("external disk lost its overlay: %+v", s)
 	}
-	if got := snapshotExternalFiles(&libvirtxml.DomainSnapshot{
+	if got := libvirtops.SnapshotExternalFiles(&libvirtxml.DomainSnapshot{
 		Memory: &libvirtxml.DomainSnapshotMemory{Snapshot: "external", File: "/m"},
 		Disks:  doc.Disks,
 	}); fmt.Sprint(got) != "[/m /o.qcow2]" {
@@ -128,12 +128,12 @@ func TestDomainSnapshotOutputOnly(t *testing.T) {
 }
 
 func TestDomainSnapshotParseID(t *testing.T) {
-	dom, name, err := parseSnapshotID(snapshotUnitDomain + "/s1")
-	if err != nil || name != "s1" || libvirtops.UUIDString(dom.UUID) != snapshotUnitDomain {
-		t.Errorf("parse: %v %q %v", libvirtops.UUIDString(dom.UUID), name, err)
+	dom, name, err := libvirtops.ParseSnapshotID(snapshotUnitDomain + "/s1")
+	if err != nil || name != "s1" || dom != snapshotUnitDomain {
+		t.Errorf("parse: %v %q %v", dom, name, err)
 	}
 	for _, bad := range []string{"s1", snapshotUnitDomain + "/", "web1/s1"} {
-		if _, _, err := parseSnapshotID(bad); err == nil {
+		if _, _, err := libvirtops.ParseSnapshotID(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
 	}

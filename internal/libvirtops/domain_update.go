@@ -1,4 +1,4 @@
-package provider
+package libvirtops
 
 import (
 	"context"
@@ -17,13 +17,17 @@ import (
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
-// update applies the planned definition: rename, redefine the persistent
+// Update applies the planned definition: rename, redefine the persistent
 // definition, then what libvirt can change on the running domain (vCPUs,
 // memory, disk and interface hot-plug), a restart when asked for changes
 // that need one, and the run state and autostart flag.
-func (r *domainResource) update(ctx context.Context, dom libvirt.Domain, oldDoc, newDoc *libvirtxml.Domain, opts domainOptions) error {
-	defer invalidateAutostart(r.Client())
-	return r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
+func (d Domain) Update(ctx context.Context, id string, oldDoc, newDoc *libvirtxml.Domain, opts DomainOptions) error {
+	dom, err := domainRef(id)
+	if err != nil {
+		return err
+	}
+	defer invalidateAutostart(d.c)
+	return d.c.Do(ctx, func(l *libvirt.Libvirt) error {
 		if err := fillDiskFormats(l, newDoc); err != nil {
 			return err
 		}
@@ -37,7 +41,7 @@ func (r *domainResource) update(ctx context.Context, dom libvirt.Domain, oldDoc,
 		if oldDoc.Name != newDoc.Name {
 			// libvirt renames only stopped domains
 			if active {
-				if err := stopDomain(ctx, l, dom, opts.updateShutdown, opts.graceful); err != nil {
+				if err := stopDomain(ctx, l, dom, opts.UpdateShutdown, opts.Graceful); err != nil {
 					return err
 				}
 				active = false
@@ -53,30 +57,30 @@ func (r *domainResource) update(ctx context.Context, dom libvirt.Domain, oldDoc,
 		if _, err := l.DomainDefineXMLFlags(x, libvirt.DomainDefineValidate); err != nil {
 			return fmt.Errorf("redefining domain: %w", err)
 		}
-		if active && opts.running {
+		if active && opts.Running {
 			restart, err := applyLive(l, dom, oldDoc, newDoc)
 			if err != nil {
 				return err
 			}
-			if restart && opts.restartOnChange {
-				if err := stopDomain(ctx, l, dom, opts.updateShutdown, opts.graceful); err != nil {
+			if restart && opts.RestartOnChange {
+				if err := stopDomain(ctx, l, dom, opts.UpdateShutdown, opts.Graceful); err != nil {
 					return err
 				}
 				active = false
 			}
 		}
 		switch {
-		case opts.running && !active:
+		case opts.Running && !active:
 			if err := startDomain(l, dom, opts); err != nil {
 				return err
 			}
-		case !opts.running && active:
-			if err := stopDomain(ctx, l, dom, opts.updateShutdown, opts.graceful); err != nil {
+		case !opts.Running && active:
+			if err := stopDomain(ctx, l, dom, opts.UpdateShutdown, opts.Graceful); err != nil {
 				return err
 			}
 		}
 		var auto int32
-		if opts.autostart {
+		if opts.Autostart {
 			auto = 1
 		}
 		return l.DomainSetAutostart(dom, auto)
@@ -97,6 +101,13 @@ type liveDelta struct {
 	memoryKiB        uint64 // 0: unchanged
 	attach, detach   []hotplugItem
 	restartForOthers bool // other differences need the next boot
+}
+
+// NeedsRestart says whether changing a running domain from oldDoc to newDoc
+// leaves differences that only take effect at its next boot (beyond what
+// Update applies live: vCPUs, memory, disk and interface hot-plug).
+func NeedsRestart(oldDoc, newDoc *libvirtxml.Domain) bool {
+	return planLiveDelta(oldDoc, newDoc).restartForOthers
 }
 
 // planLiveDelta compares two definitions of a running domain.
