@@ -6,13 +6,9 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
-
-	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -300,51 +296,6 @@ func toKiB(v uint64, unit string) uint64 {
 		return kib
 	}
 	return v
-}
-
-// The autostart flags of all domains come from one list call, shared by
-// the reads of one refresh (and dropped after any change this provider makes).
-type autostartCache struct {
-	mu      sync.Mutex
-	fetched time.Time
-	set     map[libvirt.UUID]bool
-}
-
-var autostartCaches sync.Map // *libvirtconn.Client -> *autostartCache
-
-const autostartCacheTTL = 2 * time.Second
-
-func domainAutostart(ctx context.Context, c *libvirtconn.Client, u libvirt.UUID) (bool, error) {
-	v, _ := autostartCaches.LoadOrStore(c, &autostartCache{})
-	cache := v.(*autostartCache)
-	cache.mu.Lock()
-	defer cache.mu.Unlock()
-	if cache.set == nil || time.Since(cache.fetched) > autostartCacheTTL {
-		var doms []libvirt.Domain
-		err := c.Do(ctx, func(l *libvirt.Libvirt) error {
-			var err error
-			doms, _, err = l.ConnectListAllDomains(1, libvirt.ConnectListDomainsAutostart)
-			return err
-		})
-		if err != nil {
-			return false, err
-		}
-		cache.set = make(map[libvirt.UUID]bool, len(doms))
-		for _, d := range doms {
-			cache.set[d.UUID] = true
-		}
-		cache.fetched = time.Now()
-	}
-	return cache.set[u], nil
-}
-
-func invalidateAutostart(c *libvirtconn.Client) {
-	if v, ok := autostartCaches.Load(c); ok {
-		cache := v.(*autostartCache)
-		cache.mu.Lock()
-		cache.set = nil
-		cache.mu.Unlock()
-	}
 }
 
 // hotplugItem is one device to attach or detach: its key (disk target,

@@ -184,7 +184,7 @@ func (p Pool) Delete(ctx context.Context, id string, deleteVolumes bool, deleteS
 			return err
 		}
 		pool = found
-		unlock := storageLocks.Lock(PoolLockKey(p.c.URI(), pool.Name))
+		unlock := HostOf(p.c).locks.Lock(pool.Name)
 		defer unlock()
 		active, err := l.StoragePoolIsActive(pool)
 		if err != nil {

@@ -81,8 +81,6 @@ func (p Progress) start(op, volume, from string, done func() int64, total int64)
 	return p(op, volume, from, done, total)
 }
 
-func (v Volume) lockKey(pool string) string { return PoolLockKey(v.c.URI(), pool) }
-
 // VolumeState is what Fetch reads: the definition, and the key, pool and
 // path libvirt reports.
 type VolumeState struct {
@@ -156,7 +154,7 @@ func (v Volume) RemoveIfPresent(ctx context.Context, poolName, name string) (rem
 		return false, err
 	}
 	err = v.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		unlock := storageLocks.Lock(v.lockKey(poolName))
+		unlock := HostOf(v.c).locks.Lock(poolName)
 		defer unlock()
 		return l.StorageVolDelete(vol, 0)
 	})
@@ -174,7 +172,7 @@ func (v Volume) RemoveKey(ctx context.Context, key string) error {
 		if err != nil {
 			return err
 		}
-		unlock := storageLocks.Lock(v.lockKey(vol.Pool))
+		unlock := HostOf(v.c).locks.Lock(vol.Pool)
 		defer unlock()
 		return l.StorageVolDelete(vol, 0)
 	})
@@ -249,7 +247,7 @@ func (v Volume) CreateEmpty(ctx context.Context, poolName string, doc *libvirtxm
 	if err != nil {
 		return "", false, err
 	}
-	unlock := storageLocks.Lock(v.lockKey(poolName))
+	unlock := HostOf(v.c).locks.Lock(poolName)
 	vol, err := l.StorageVolCreateXML(pool, xml, 0)
 	unlock()
 	if err != nil && !l.IsConnected() {
@@ -271,7 +269,7 @@ func (v Volume) Grow(ctx context.Context, key, volPath string, size uint64) (liv
 		if err != nil {
 			return err
 		}
-		unlock := storageLocks.Lock(v.lockKey(vol.Pool))
+		unlock := HostOf(v.c).locks.Lock(vol.Pool)
 		defer unlock()
 		live, err = growVolume(l, vol, volPath, size)
 		return err
@@ -307,7 +305,7 @@ func (v Volume) Delete(ctx context.Context, key string) error {
 		if len(users) > 0 {
 			return fmt.Errorf("volume %s is the backing file of %s; delete those volumes first", volPath, strings.Join(users, ", "))
 		}
-		unlock := storageLocks.Lock(v.lockKey(vol.Pool))
+		unlock := HostOf(v.c).locks.Lock(vol.Pool)
 		defer unlock()
 		return l.StorageVolDelete(vol, 0)
 	})
@@ -455,7 +453,7 @@ func (v Volume) Clone(ctx context.Context, poolName string, doc *libvirtxml.Stor
 	}()
 	stopProgress := progress.start("copy", poolName+"/"+def.Name, from.Key, func() int64 { return allocated }, int64(srcCap))
 	stopAbort := v.c.AbortOnDone(ctx, l)
-	unlock := storageLocks.Lock(v.lockKey(poolName))
+	unlock := HostOf(v.c).locks.Lock(poolName)
 	vol, err := l.StorageVolCreateXMLFrom(pool, xml, from, 0)
 	unlock()
 	stopAbort()
@@ -544,8 +542,8 @@ func (u *Upload) PoolDefinition(name string) (*libvirtxml.StoragePool, error) {
 func (u *Upload) Create(ctx context.Context, doc *libvirtxml.StorageVolume, capacity uint64, src *storage.Source, progress Progress) (key string, err error) {
 	stopAbort := u.v.c.AbortOnDone(ctx, u.l) // a cancelled upload ends at once, also on a frozen path
 	stopProgress := progress.start("upload", fmt.Sprintf("%s/%s", u.pool.Name, doc.Name), src.URL, src.Transferred, src.Size)
-	vol, err := storage.CreateVolume(ctx, u.l, &storageLocks, storage.VolumeRequest{
-		Pool: u.pool, LockKey: u.v.lockKey(u.pool.Name), Def: doc, Capacity: capacity,
+	vol, err := storage.CreateVolume(ctx, u.l, &HostOf(u.v.c).locks, storage.VolumeRequest{
+		Pool: u.pool, LockKey: u.pool.Name, Def: doc, Capacity: capacity,
 	}, src)
 	stopProgress()
 	stopAbort()
@@ -569,9 +567,9 @@ func (u *Upload) CreateRBD(ctx context.Context, def *libvirtxml.StoragePool, doc
 	uploading := true
 	var copied storage.RBDCopy
 	var stopCopy func()
-	vol, err := storage.CreateRBDVolume(ctx, u.l, &storageLocks, storage.RBDRequest{
-		Pool: u.pool, PoolDef: def, LockKey: u.v.lockKey(u.pool.Name),
-		Staging: sp, StagingLockKey: u.v.lockKey(staging),
+	vol, err := storage.CreateRBDVolume(ctx, u.l, &HostOf(u.v.c).locks, storage.RBDRequest{
+		Pool: u.pool, PoolDef: def, LockKey: u.pool.Name,
+		Staging: sp, StagingLockKey: staging,
 		Def: doc, Capacity: capacity,
 		Uploaded: func(size uint64) {
 			stopUpload()
