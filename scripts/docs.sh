@@ -8,9 +8,11 @@
 #   scripts/docs.sh --check     regenerate, then fail if docs/ differs from git,
 #                               if tfplugindocs validate (registry rules) fails,
 #                               or if the --examples checks fail
-#   scripts/docs.sh --examples  only check the HCL in examples/provider and in
-#                               the ```terraform blocks of templates/: tofu fmt
-#                               and tofu validate against the built provider
+#   scripts/docs.sh --examples  only check the HCL: the configurations in
+#                               examples/ and every ```terraform/```hcl/```tf
+#                               block of README.md, docs/ and templates/ (tofu
+#                               fmt and tofu validate against the built
+#                               provider; see "HCL checks" below)
 #
 # SOURCE=head generates from a clean clone of HEAD (schema, templates and
 # examples) instead of the working tree, and copies docs/ back: useful while
@@ -81,78 +83,321 @@ log "reading the schema with $("$TOFU" version | head -1)"
   exit 1
 }
 
-# validate_examples DIR LABEL [snippet]: tofu fmt and validate one
-# configuration. A snippet (a resource's example) may refer to resources it
-# does not declare: OpenTofu then stops at those references, so such a
-# snippet is only checked by tofu fmt, and the log says so.
-validate_examples() {
-  local dir=$1 label=$2 snippet=${3:-}
-  if ! grep -q required_providers "$dir"/*.tf; then
-    cp "$work/root/main.tf" "$dir/zz_required_providers.tf"
+# ---- HCL checks: examples/ and every HCL block of the documentation --------
+#
+# tofu fmt -check and tofu validate, against the provider built above, for
+#   - the configurations in examples/ (examples/provider, each resource's and
+#     data source's example with its import example, examples/*/main.tf);
+#   - every ```terraform, ```hcl and ```tf block of README.md, docs/ (guides,
+#     resources, data-sources, adr, the provider page) and templates/.
+#
+# A documentation block is a whole configuration unless the line before its
+# fence (blank lines aside) is a marker, an HTML comment that renders
+# invisibly on GitHub and on the registries:
+#
+#   <!-- docs-check: DIRECTIVE; DIRECTIVE ... -->
+#
+#   fragment TYPE[.ATTR...]  the block is attribute lines of a TYPE resource
+#                            (of its nested object ATTR... when given). It is
+#                            validated inside `resource "TYPE" "fragment_N"`,
+#                            whose required attributes the block does not set
+#                            get placeholders from the schema. What it refers
+#                            to comes from page-config (below).
+#   module-stub PATH         a `module` block's local source PATH is an empty
+#                            module that requires this provider (the guide's
+#                            own module is not in this repository); tofu get
+#                            installs it, then validate checks the call.
+#   page-config              the block is part of the page's configuration:
+#                            every page-config block of the file is validated
+#                            together, as one configuration.
+#   not validated: REASON    tofu fmt only, for blocks that are deliberately
+#                            not this provider's configuration (a dmacvicar
+#                            0.8 configuration users come from, another
+#                            provider's required_providers); REASON is printed.
+#
+# In templates/, a `{{ tffile "PATH" }}` line is the block tfplugindocs renders
+# from PATH (a marker before it applies), so a template's blocks are its
+# page's blocks. tfplugindocs renders a resource's import example (after the
+# sentence "...can be used with the `id` attribute") below its Example Usage,
+# on pages without a template that could carry a marker: such a block and
+# the page's first block are page-config implicitly.
+#
+# Other providers and modules: a block that needs a provider other than this
+# one or a module from a registry cannot be validated offline: it is marked
+# `not validated` with its reason (fmt still runs); a local module source gets
+# a module-stub. Blocks with the same assembled configuration (a template's
+# block and the page generated from it) are validated once.
+#
+# The summary prints, per file, the blocks checked, the fragments among them,
+# and the blocks not validated with their reasons.
+
+# tofu_validate DIR LABEL: tofu validate DIR (tofu get first when DIR calls
+# modules); prints the diagnostics and fails when it does not validate. HOME
+# is a folder with what the README tells a user to have there: an SSH public
+# key in ~/.ssh/id_ed25519.pub (file() reads it at validate).
+tofu_validate() {
+  local dir=$1 label=$2
+  # tofu get installs local modules only (tofu init would look for this
+  # provider too, which dev_overrides serves without installing).
+  if grep -qs '^module ' "$dir"/*.tf &&
+    ! (cd "$dir" && "$TOFU" get -no-color) >"$work/init-hcl.log" 2>&1; then
+    cat "$work/init-hcl.log" >&2
+    echo "docs: $label: tofu get (modules) failed" >&2
+    return 1
   fi
+  if ! (cd "$dir" && HOME=$work/home "$TOFU" validate -no-color -compact-warnings) >"$work/validate-hcl.log" 2>&1; then
+    cat "$work/validate-hcl.log" >&2
+    echo "docs: $label does not validate against the provider's schema" >&2
+    return 1
+  fi
+}
+
+# tofu_fmt_check DIR LABEL
+tofu_fmt_check() {
+  local dir=$1 label=$2
   if ! "$TOFU" fmt -check -diff "$dir" >"$work/fmt.log" 2>&1; then
     cat "$work/fmt.log" >&2
     echo "docs: $label is not formatted like tofu fmt" >&2
     return 1
   fi
-  if ! (cd "$dir" && "$TOFU" validate -no-color -compact-warnings) >"$work/validate-hcl.log" 2>&1; then
-    if [[ -n $snippet ]] && grep -q '^Error: ' "$work/validate-hcl.log" &&
-      ! grep '^Error: ' "$work/validate-hcl.log" | grep -qv 'Reference to undeclared resource'; then
-      log "examples: $label is formatted; NOT validated: it refers to resources it does not declare"
-      return 0
-    fi
-    cat "$work/validate-hcl.log" >&2
-    echo "docs: $label does not validate against the provider's schema" >&2
-    return 1
-  fi
-  log "examples: $label validates"
 }
 
-# Every ```terraform block of a template; guides are one configuration each,
-# the provider page's blocks are independent snippets.
-check_examples() {
-  local bad=0 f n dir
+# add_required_providers DIR: the provider's source, unless DIR declares one.
+add_required_providers() {
+  grep -qs required_providers "$1"/*.tf || cp "$work/root/main.tf" "$1/zz_required_providers.tf"
+}
+
+# validate_example_dir DIR LABEL: fmt and validate one examples/ configuration.
+validate_example_dir() {
+  local dir=$1 label=$2
+  add_required_providers "$dir"
+  tofu_fmt_check "$dir" "$label" || return 1
+  tofu_validate "$dir" "$label" || return 1
+  log "hcl: $label validates"
+}
+
+check_example_dirs() {
+  local bad=0 f dir
   mkdir -p "$work/ex/provider"
   cp "$src"/examples/provider/*.tf "$work/ex/provider/"
-  validate_examples "$work/ex/provider" examples/provider || bad=1
-  # Each resource's and data source's example is rendered into its page.
+  validate_example_dir "$work/ex/provider" examples/provider || bad=1
+  # Each resource's and data source's example is rendered into its page, the
+  # import example beside it (it imports into the example's resource).
   for f in examples/resources/*/resource.tf examples/data-sources/*/data-source.tf; do
     [[ -f $f ]] || continue
     dir=$work/ex/$(dirname "$f" | tr / _)
     mkdir -p "$dir"
     cp "$f" "$dir/"
-    # the import block example refers to the resource of the same example
     [[ -f $(dirname "$f")/import-by-string-id.tf ]] && cp "$(dirname "$f")/import-by-string-id.tf" "$dir/"
-    validate_examples "$dir" "$f" snippet || bad=1
+    validate_example_dir "$dir" "$f" || bad=1
   done
-  # Whole example configurations (quickstart, two-vms-nat): validated as they are.
+  # Whole example configurations (quickstart, two-vms-nat, ...).
   for f in examples/*/main.tf; do
     [[ -f $f ]] || continue
     dir=$work/ex/$(dirname "$f" | tr / _)
     mkdir -p "$dir"
     cp "$(dirname "$f")"/*.tf "$dir/"
-    validate_examples "$dir" "$(dirname "$f")" || bad=1
+    validate_example_dir "$dir" "$(dirname "$f")" || bad=1
   done
-  for f in templates/guides/*.md.tmpl templates/index.md.tmpl; do
-    [[ -f $f ]] || continue
-    dir=$work/ex/$(basename "$f" .md.tmpl)
-    mkdir -p "$dir"
-    awk -v dir="$dir" -v splitmode="$([[ $f == templates/index.md.tmpl ]] && echo 1 || echo 0)" '
-      /^ *```terraform *$/ {on=1; n++; match($0, /^ */); indent=RLENGTH; next}
-      on && /^ *```/ {on=0; next}
-      on {
-        file = splitmode ? sprintf("%s/%02d/main.tf", dir, n) : sprintf("%s/main.tf", dir)
-        if (splitmode) system("mkdir -p " dir "/" sprintf("%02d", n))
-        print substr($0, indent + 1) > file  # blocks inside list items are indented
-      }' "$f"
-    if [[ $f == templates/index.md.tmpl ]]; then
-      for n in "$dir"/*/; do
-        [[ -f $n/main.tf ]] && { validate_examples "$n" "$f block $(basename "$n")" || bad=1; }
+  return $bad
+}
+
+# required_stub_attrs TYPE resource|data: `name = placeholder` lines for the
+# schema's required attributes of a primitive type.
+required_stub_attrs() {
+  jq -r --arg addr "$PROVIDER_ADDR" --arg t "$1" --arg kind "$2" '
+    .provider_schemas[$addr] | (if $kind == "data" then .data_source_schemas else .resource_schemas end)[$t]
+    | if . == null then error("no \($kind) type \($t) in the schema") else . end
+    | .block.attributes // {} | to_entries[] | select(.value.required == true)
+    | .key + " = " + ({"\"string\"": "\"docs-check\"", "\"number\"": "1", "\"bool\"": "true"}[.value.type | tojson] // "null")' \
+    "$work/schema-full.json"
+}
+
+# write_block_unit DIR ID N: the block ID, the unit's Nth, as a file of the
+# configuration DIR: wrapped when it is a fragment; module stubs beside it.
+write_block_unit() {
+  local dir=$1 id=$2 n=$3 d word frag="" path=() set_attrs line i
+  local -a modules=()
+  IFS=';' read -ra dirs <<<"${block_marker[$id]}"
+  for d in "${dirs[@]}"; do
+    d=$(sed 's/^ *//; s/ *$//' <<<"$d")
+    case $d in
+      fragment\ *) frag=${d#fragment } ;;
+      module-stub\ *) modules+=("${d#module-stub }") ;;
+    esac
+  done
+  if [[ -z $frag ]]; then
+    cp "$blocks/$id.tf" "$dir/block_$id.tf"
+  else
+    IFS=. read -ra path <<<"$frag"
+    set_attrs=$(sed -n 's/^\([a-z_][a-z0-9_]*\) *=.*/\1/p' "$blocks/$id.tf")
+    {
+      echo "resource \"${path[0]}\" \"fragment_$n\" {"
+      required_stub_attrs "${path[0]}" resource | while read -r line; do
+        ((${#path[@]} == 1)) && grep -qx "${line%% =*}" <<<"$set_attrs" && continue
+        echo "$line"
       done
-    elif [[ -f $dir/main.tf ]]; then
-      validate_examples "$dir" "$f" || bad=1
+      for ((i = 1; i < ${#path[@]}; i++)); do echo "${path[i]} = {"; done
+      cat "$blocks/$id.tf"
+      for ((i = 1; i < ${#path[@]}; i++)); do echo "}"; done
+      echo "}"
+    } >"$dir/block_$id.tf"
+  fi
+  for word in "${modules[@]}"; do
+    mkdir -p "$dir/$word"
+    cp "$work/root/main.tf" "$dir/$word/main.tf"
+  done
+}
+
+check_doc_blocks() {
+  local f id file line marker bad=0 unit key hash dir label i d
+  local -a dirs=()
+  local -a unformatted=()
+  blocks=$work/blocks
+  rm -rf "$blocks" && mkdir -p "$blocks"
+  # Extract: $blocks/NNNN.tf (indentation of list items removed) and
+  # index.tsv: id, file, line, marker directives.
+  awk -v out="$blocks" '
+    FNR == 1 { on = 0; marker = ""; prev = "" }
+    !on && /^ *```(terraform|hcl|tf) *$/ {
+      on = 1; n++; id = sprintf("%04d", n)
+      match($0, /^ */); indent = RLENGTH
+      m = marker
+      if (prev ~ /can be used with the `id` attribute/) m = "import-example"
+      printf "%s\t%s\t%d\t%s\n", id, FILENAME, FNR, m > (out "/index.tsv")
+      file = out "/" id ".tf"; printf "" > file
+      next
+    }
+    on && /^ *```/ { on = 0; close(file); marker = ""; prev = ""; next }
+    on { print substr($0, indent + 1) > file; next }
+    /^\{\{ *tffile "[^"]*" *\}\}$/ {
+      path = $0; sub(/^\{\{ *tffile "/, "", path); sub(/" *\}\}$/, "", path)
+      n++; id = sprintf("%04d", n)
+      printf "%s\t%s\t%d\t%s\n", id, FILENAME, FNR, marker > (out "/index.tsv")
+      file = out "/" id ".tf"; printf "" > file
+      got = 0
+      while ((getline l < path) > 0) { print l > file; got = 1 }
+      if (!got) { printf "docs: %s:%d: tffile %s is missing or empty\n", FILENAME, FNR, path > "/dev/stderr"; missing = 1 }
+      close(path); close(file); marker = ""; prev = ""
+      next
+    }
+    END { exit missing }
+    /^[ \t]*$/ { next }
+    {
+      marker = ""
+      if ($0 ~ /^ *<!-- *docs-check:.*-->/) {
+        marker = $0; sub(/^ *<!-- *docs-check: */, "", marker); sub(/ *--> *$/, "", marker)
+      }
+      prev = $0
+    }' README.md $(find docs templates -type f \( -name '*.md' -o -name '*.md.tmpl' \) | LC_ALL=C sort) || bad=1
+  declare -gA block_file=() block_line=() block_marker=()
+  local -A unit_blocks=() unit_result=() seen_hash=() first_block=() reason=()
+  local -a units=()
+  while IFS=$'\t' read -r id file line marker; do
+    block_file[$id]=$file block_line[$id]=$line block_marker[$id]=$marker
+    # A misspelt directive would silently check less: refuse it.
+    IFS=';' read -ra dirs <<<"$marker"
+    for d in "${dirs[@]}"; do
+      [[ $d =~ ^\ *(fragment\ [a-z_]+(\.[a-z_]+)*|module-stub\ [^\ ]+|page-config|not\ validated:\ .+|import-example)\ *$ ]] || {
+        echo "docs: $file:$line: unknown docs-check directive '$d' (fragment TYPE[.ATTR...], module-stub PATH, page-config, not validated: REASON)" >&2
+        bad=1
+      }
+    done
+    [[ -n ${first_block[$file]:-} ]] || first_block[$file]=$id
+    if [[ $marker == import-example ]]; then
+      block_marker[$id]=page-config
+      block_marker[${first_block[$file]}]="${block_marker[${first_block[$file]}]:+${block_marker[${first_block[$file]}]}; }page-config"
+    fi
+  done <"$blocks/index.tsv"
+
+  # fmt: every block as written.
+  for id in $(cut -f1 "$blocks/index.tsv"); do
+    mkdir -p "$work/fmt/$id"
+    cp "$blocks/$id.tf" "$work/fmt/$id/block.tf"
+    tofu_fmt_check "$work/fmt/$id" "${block_file[$id]}:${block_line[$id]}" || unformatted+=("${block_file[$id]}:${block_line[$id]}")
+  done
+  ((${#unformatted[@]} == 0)) || bad=1
+
+  # Validation units: each block on its own, or its page's configuration.
+  for id in $(cut -f1 "$blocks/index.tsv"); do
+    marker=${block_marker[$id]}
+    if [[ $marker =~ (^|;)\ *not\ validated:\ *(.*)$ ]]; then
+      reason[$id]=${BASH_REMATCH[2]}
+      continue
+    fi
+    if [[ $marker =~ (^|;)\ *page-config\ *(;|$) ]]; then
+      unit="page:${block_file[$id]}"
+    else
+      unit="block:$id"
+    fi
+    [[ -n ${unit_blocks[$unit]:-} ]] || units+=("$unit")
+    unit_blocks[$unit]+=" $id"
+  done
+  for unit in "${units[@]}"; do
+    dir=$work/units/$(tr -c 'a-zA-Z0-9\n' _ <<<"$unit")
+    mkdir -p "$dir"
+    i=0
+    for id in ${unit_blocks[$unit]}; do
+      i=$((i + 1))
+      write_block_unit "$dir" "$id" "$i" || bad=1
+    done
+    add_required_providers "$dir"
+    set -- ${unit_blocks[$unit]}
+    label="${block_file[$1]}:$(for id in "$@"; do printf '%s,' "${block_line[$id]}"; done | sed 's/,$//')"
+    hash=$(cd "$dir" && find . -type f | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
+    if [[ -n ${seen_hash[$hash]:-} ]]; then
+      unit_result[$unit]=${unit_result[${seen_hash[$hash]}]}
+      continue
+    fi
+    seen_hash[$hash]=$unit
+    if tofu_validate "$dir" "$label"; then
+      unit_result[$unit]=ok
+    else
+      unit_result[$unit]=FAILED
+      echo "docs: the configuration tofu validated is in the log above; its files:" >&2
+      (cd "$dir" && for f in $(find . -name '*.tf' | LC_ALL=C sort); do echo "--- $f" >&2; cat "$f" >&2; done)
+      bad=1
     fi
   done
+
+  # Summary per file.
+  local -A n_blocks=() n_frag=() n_ok=() n_failed=() notes=()
+  local -a files=()
+  for id in $(cut -f1 "$blocks/index.tsv"); do
+    file=${block_file[$id]}
+    [[ -n ${n_blocks[$file]:-} ]] || files+=("$file")
+    n_blocks[$file]=$((${n_blocks[$file]:-0} + 1))
+    [[ ${block_marker[$id]} =~ (^|;)\ *fragment\  ]] && n_frag[$file]=$((${n_frag[$file]:-0} + 1))
+    if [[ -n ${reason[$id]:-} ]]; then
+      notes[$file]+="; line ${block_line[$id]} not validated: ${reason[$id]}"
+      continue
+    fi
+    for unit in "${units[@]}"; do
+      [[ " ${unit_blocks[$unit]} " == *" $id "* ]] || continue
+      if [[ ${unit_result[$unit]} == ok ]]; then
+        n_ok[$file]=$((${n_ok[$file]:-0} + 1))
+      else
+        n_failed[$file]=$((${n_failed[$file]:-0} + 1))
+      fi
+    done
+  done
+  local total=0 total_ok=0 total_frag=0 total_skip=0 total_failed=0
+  for file in "${files[@]}"; do
+    log "hcl: $file: ${n_blocks[$file]} block(s), ${n_ok[$file]:-0} validated${n_frag[$file]:+ (${n_frag[$file]} of them fragments)}${n_failed[$file]:+, ${n_failed[$file]} FAILED}${notes[$file]:-}"
+    total=$((total + n_blocks[$file])) total_ok=$((total_ok + ${n_ok[$file]:-0}))
+    total_frag=$((total_frag + ${n_frag[$file]:-0})) total_failed=$((total_failed + ${n_failed[$file]:-0}))
+  done
+  total_skip=${#reason[@]}
+  log "hcl: documentation: $total blocks in ${#files[@]} files: $total_ok validated ($total_frag fragments), $total_skip not validated (reasons above), $total_failed failed; ${#unformatted[@]} not formatted like tofu fmt${unformatted[*]:+ (${unformatted[*]})}; ${#seen_hash[@]} distinct configurations ran tofu validate"
+  return $bad
+}
+
+check_examples() {
+  local bad=0
+  mkdir -p "$work/home/.ssh"
+  echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDocsCheckPlaceholderKeyOnly docs-check" >"$work/home/.ssh/id_ed25519.pub"
+  check_example_dirs || bad=1
+  check_doc_blocks || bad=1
   return $bad
 }
 
@@ -214,7 +459,7 @@ if $check; then
 fi
 
 if $examples; then
-  check_examples || problems+=("the HCL in examples/provider or templates/ does not match the provider's schema (see above)")
+  check_examples || problems+=("the HCL in examples/, README.md, docs/ or templates/ is not formatted or does not validate (see above)")
 fi
 
 if $check; then

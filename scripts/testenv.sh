@@ -16,7 +16,8 @@ ENV_FILE="$CACHE_DIR/env.sh"
 TEST_CLI_CONFIG="$CACHE_DIR/tofurc-test"
 PACKAGES=(libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils dnsmasq-base
   openssh-server genisoimage debootstrap e2fsprogs iproute2 xorriso util-linux ca-certificates
-  git make procps jq bc ovmf swtpm swtpm-tools)
+  git make procps jq bc ovmf swtpm swtpm-tools
+  syslinux syslinux-common mtools dosfstools fdisk)
 
 log() { printf '[testenv %s] %s\n' "$(date +%T)" "$*"; }
 

@@ -17,30 +17,18 @@ const dmacvicarSchema = "../../../shared/reference/dmacvicar-libvirt-0.9.7/schem
 
 // parityExceptions are the 0.9.7 attribute paths (and everything below
 // them) that this provider does not have under the same name and type, each
-// with its reason. docs/adr/0001-xml-tree-schema-engine.md lists them too.
+// with its reason. Only what a 0.9.7 configuration cannot set may be listed
+// (computed-only in 0.9.7's schema, or an object without attributes): every
+// path a 0.9.7 user can configure must match by name and type.
+// docs/adr/0001-xml-tree-schema-engine.md lists them too.
 var parityExceptions = map[string]map[string]string{
 	"libvirt_domain": {
-		"id":                   "the resource id is the domain's UUID (a string); 0.9.7's id is a number",
-		"io_thread_i_ds":       "named io_thread_ids: an acronym plural stays whole (IOThreadIDs)",
-		"id_map.gi_ds":         "named gids: an acronym plural stays whole (GIDs)",
-		"id_map.ui_ds":         "named uids: an acronym plural stays whole (UIDs)",
-		"devices.disks.mirror": "block-job status that libvirt writes, never configuration (policy Skip)",
-		"os.nv_ram.source":     "network/block NVRAM backends are out of scope (policy Skip)",
-		"devices.disks.driver.metadata_cache.max_size":                                 "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
-		"devices.disks.backing_store.format.metadata_cache.max_size":                   "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
-		"devices.disks.source.data_store.format.metadata_cache.max_size":               "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
-		"devices.disks.backing_store.source.data_store.format.metadata_cache.max_size": "a value with a unit is flattened everywhere: max_size + max_size_unit, like memory",
-		"devices.rngs.backend.random":                                                  "a member of a choice is an object (random = { device = ... }), as every other choice member",
+		"id": "computed by 0.9.7: libvirt's runtime domain number of a running domain (virsh domid), a number; " +
+			"here the resource id is the UUID (0.9.7's uuid), and a 0.9.7 state's number becomes the UUID when it is upgraded",
 	},
-	"libvirt_network": {
-		"dns.sr_vs": "named srvs: an acronym plural stays whole (SRVs)",
-		"dns.tx_ts": "named txts: an acronym plural stays whole (TXTs)",
-	},
-	"libvirt_pool": {},
-	"libvirt_volume": {
-		"physical":      "the size on disk is reported by libvirt, never configuration (policy Skip)",
-		"physical_unit": "the size on disk is reported by libvirt, never configuration (policy Skip)",
-	},
+	"libvirt_network":        {},
+	"libvirt_pool":           {},
+	"libvirt_volume":         {},
 	"libvirt_cloudinit_disk": {},
 	"libvirt_ignition":       {},
 	"libvirt_combustion":     {},
@@ -48,30 +36,41 @@ var parityExceptions = map[string]map[string]string{
 
 // dataSourceParityExceptions is parityExceptions for data sources.
 var dataSourceParityExceptions = map[string]map[string]string{
-	"libvirt_node_info":        {},
-	"libvirt_node_devices":     {},
-	"libvirt_node_device_info": {},
+	"libvirt_node_info":                  {},
+	"libvirt_node_devices":               {},
+	"libvirt_node_device_info":           {},
+	"libvirt_domain_interface_addresses": {},
 }
 
 type refAttribute struct {
-	Type       json.RawMessage `json:"type"`
-	NestedType *struct {
+	Type                         json.RawMessage `json:"type"`
+	Optional, Required, Computed bool
+	NestedType                   *struct {
 		Attributes  map[string]*refAttribute `json:"attributes"`
 		NestingMode string                   `json:"nesting_mode"`
 	} `json:"nested_type"`
 }
 
-func refAttributePaths(attrs map[string]*refAttribute, p string, out map[string]string) {
+// refPath is one attribute of 0.9.7's schema: its type ("nested single"
+// for objects) and whether a configuration can set it.
+type refPath struct {
+	typ          string
+	configurable bool
+}
+
+func refAttributePaths(attrs map[string]*refAttribute, p string, out map[string]refPath) {
 	for n, a := range attrs {
 		full := n
 		if p != "" {
 			full = p + "." + n
 		}
+		settable := a.Optional || a.Required
 		if a.NestedType != nil {
-			out[full] = "nested " + a.NestedType.NestingMode
+			// an object without attributes holds nothing to configure
+			out[full] = refPath{"nested " + a.NestedType.NestingMode, settable && len(a.NestedType.Attributes) > 0}
 			refAttributePaths(a.NestedType.Attributes, full, out)
 		} else {
-			out[full] = string(a.Type)
+			out[full] = refPath{string(a.Type), settable}
 		}
 	}
 }
@@ -96,9 +95,11 @@ func ourAttributePaths(attrs []*tfprotov6.SchemaAttribute, p string, out map[str
 }
 
 // TestSchemaParityDmacvicar compares every attribute path of the resources
-// dmacvicar/libvirt 0.9.7 and this provider both have: each 0.9.7 path must
-// exist here with the same type, or fall under a listed exception; every
-// exception must still be needed. It prints the counts.
+// and data sources dmacvicar/libvirt 0.9.7 and this provider both have, and
+// of the provider block: each 0.9.7 path must exist here with the same type,
+// or fall under a listed exception that 0.9.7's own flags show a
+// configuration cannot set; every exception must still be needed. It logs
+// the counts and each remaining exception with its reason (go test -v).
 func TestSchemaParityDmacvicar(t *testing.T) {
 	raw, err := os.ReadFile(dmacvicarSchema)
 	if err != nil {
@@ -106,6 +107,7 @@ func TestSchemaParityDmacvicar(t *testing.T) {
 	}
 	var ref struct {
 		ProviderSchemas map[string]struct {
+			Provider          refBlock            `json:"provider"`
 			ResourceSchemas   map[string]refBlock `json:"resource_schemas"`
 			DataSourceSchemas map[string]refBlock `json:"data_source_schemas"`
 		} `json:"provider_schemas"`
@@ -125,6 +127,7 @@ func TestSchemaParityDmacvicar(t *testing.T) {
 		theirs     map[string]refBlock
 		ours       map[string]*tfprotov6.Schema
 	}{
+		{"provider", map[string]map[string]string{"provider": {}}, map[string]refBlock{"provider": theirs.Provider}, map[string]*tfprotov6.Schema{"provider": sch.Provider}},
 		{"resource", parityExceptions, theirs.ResourceSchemas, sch.ResourceSchemas},
 		{"data source", dataSourceParityExceptions, theirs.DataSourceSchemas, sch.DataSourceSchemas},
 	} {
@@ -132,7 +135,11 @@ func TestSchemaParityDmacvicar(t *testing.T) {
 		total += n
 		matched += m
 	}
-	t.Logf("all %d resources and %d data sources: %d of %d 0.9.7 attribute paths match",
+	if len(parityExceptions) != len(theirs.ResourceSchemas) || len(dataSourceParityExceptions) != len(theirs.DataSourceSchemas) {
+		t.Errorf("0.9.7 has %d resources and %d data sources; the comparison covers %d and %d",
+			len(theirs.ResourceSchemas), len(theirs.DataSourceSchemas), len(parityExceptions), len(dataSourceParityExceptions))
+	}
+	t.Logf("the provider block, all %d resources and %d data sources: %d of %d 0.9.7 attribute paths match by name and type",
 		len(parityExceptions), len(dataSourceParityExceptions), matched, total)
 }
 
@@ -152,7 +159,7 @@ func schemaParityCompare(t *testing.T, what string, exceptions map[string]map[st
 	}
 	sort.Strings(names)
 	for _, r := range names {
-		theirs, ours := map[string]string{}, map[string]string{}
+		theirs, ours := map[string]refPath{}, map[string]string{}
 		refAttributePaths(theirsAll[r].Block.Attributes, "", theirs)
 		if len(theirs) == 0 {
 			t.Fatalf("%s %s: not in the reference schema", what, r)
@@ -164,8 +171,8 @@ func schemaParityCompare(t *testing.T, what string, exceptions map[string]map[st
 		ourAttributePaths(oursAll[r].Block.Attributes, "", ours)
 		used := map[string]int{}
 		same, excepted := 0, 0
-		for p, ty := range theirs {
-			if o, ok := ours[p]; ok && o == ty {
+		for p, ref := range theirs {
+			if o, ok := ours[p]; ok && o == ref.typ {
 				same++
 				continue
 			}
@@ -181,17 +188,31 @@ func schemaParityCompare(t *testing.T, what string, exceptions map[string]map[st
 				continue
 			}
 			if o, ok := ours[p]; ok {
-				t.Errorf("%s: %s is %s in 0.9.7 and %s here", r, p, ty, o)
+				t.Errorf("%s: %s is %s in 0.9.7 and %s here", r, p, ref.typ, o)
 			} else {
-				t.Errorf("%s: %s (%s in 0.9.7) does not exist here", r, p, ty)
+				t.Errorf("%s: %s (%s in 0.9.7) does not exist here", r, p, ref.typ)
 			}
 		}
-		for e, reason := range exceptions[r] {
+		excs := make([]string, 0, len(exceptions[r]))
+		for e := range exceptions[r] {
+			excs = append(excs, e)
+		}
+		sort.Strings(excs)
+		for _, e := range excs {
 			if used[e] == 0 {
-				t.Errorf("%s: exception %q matches nothing any more (%s)", r, e, reason)
+				t.Errorf("%s: exception %q matches nothing any more (%s)", r, e, exceptions[r][e])
+			}
+			// an exception stands only for what 0.9.7 computes or cannot configure
+			for p, ref := range theirs {
+				if (p == e || strings.HasPrefix(p, e+".")) && ref.configurable {
+					t.Errorf("%s: exception %q covers %s, which a 0.9.7 configuration can set: it must match by name and type", r, e, p)
+				}
 			}
 		}
 		t.Logf("%s %s: %d of %d 0.9.7 paths match by name and type; %d fall under %d listed exceptions", what, r, same, len(theirs), excepted, len(exceptions[r]))
+		for _, e := range excs {
+			t.Logf("  exception %s.%s: %s", r, e, exceptions[r][e])
+		}
 		total += len(theirs)
 		matched += same
 	}

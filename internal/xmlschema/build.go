@@ -30,6 +30,7 @@ type xmlTag struct {
 	name      string
 	attr      bool
 	chardata  bool
+	cdata     bool // the text is written as a CDATA section
 	innerxml  bool
 	omitEmpty bool
 	skip      bool
@@ -62,7 +63,7 @@ func parseTag(f reflect.StructField) xmlTag {
 		case "attr":
 			t.attr = true
 		case "chardata", "cdata":
-			t.chardata = true
+			t.chardata, t.cdata = true, p == "cdata"
 		case "innerxml":
 			t.innerxml = true
 		case "omitempty":
@@ -107,9 +108,19 @@ func structOf(t reflect.Type) (reflect.Type, bool) {
 }
 
 // flattenable reports whether struct t is character data plus attributes, and
-// returns the index of its character data field.
+// returns the index of its character data field. Text written as a CDATA
+// section (a disk's metadata_cache <max_size>) is not flattened: it stays an
+// object of `value` and the attributes, as dmacvicar/libvirt 0.9 has it.
 func flattenable(t reflect.Type) (int, bool) {
-	chardata := -1
+	chardata, cdata, ok := textAndAttributes(t)
+	return chardata, ok && !cdata
+}
+
+// textAndAttributes reports whether struct t is character data plus
+// attributes, returns the index of its character data field, and whether
+// that is written as a CDATA section.
+func textAndAttributes(t reflect.Type) (chardata int, cdata, ok bool) {
+	chardata = -1
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		if !f.IsExported() || f.Type == xmlNameType {
@@ -120,16 +131,16 @@ func flattenable(t reflect.Type) (int, bool) {
 			continue
 		}
 		if _, ok := leafKind(f.Type); !ok {
-			return -1, false
+			return -1, false, false
 		}
 		switch {
 		case tag.chardata:
-			chardata = i
+			chardata, cdata = i, tag.cdata
 		case !tag.attr:
-			return -1, false
+			return -1, false, false
 		}
 	}
-	return chardata, chardata >= 0
+	return chardata, cdata, chardata >= 0
 }
 
 // objectChildren builds the attributes of struct type t.
@@ -169,14 +180,15 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 				continue
 			}
 		}
-		name, legacy := snakeName(f.Name), legacySnakeName(f.Name)
+		// the name, and the names of schema versions 1 and 0 (UpgradeJSON)
+		name, earlier, legacy := snakeName(f.Name), v1SnakeName(f.Name), legacySnakeName(f.Name)
 		if r, ok := b.policy.Rename[key]; ok {
-			name, legacy = r, r
+			name, earlier, legacy = r, r, r
 		}
 		childTF := joinPath(tfPath, name)
 
 		if tag.attr && f.Type.Kind() == reflect.Struct && textAttrType(f.Type) {
-			add(&node{name: name, legacy: legacy, xmlPath: strings.TrimSuffix(xmlPath, ">") + " " + tag.name + "=...>", kind: kindString,
+			add(&node{name: name, legacy: legacy, earlier: earlier, xmlPath: strings.TrimSuffix(xmlPath, ">") + " " + tag.name + "=...>", kind: kindString,
 				steps: []step{st}, goType: f.Type, omitEmpty: true, textAttr: tag.name})
 			continue
 		}
@@ -193,7 +205,8 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 			default:
 				desc = xmlPath + "<" + tag.name + ">"
 			}
-			n := &node{name: name, legacy: legacy, xmlPath: desc, kind: k, steps: []step{st}, goType: f.Type, omitEmpty: tag.omitEmpty || f.Type.Kind() == reflect.String}
+			n := &node{name: name, legacy: legacy, earlier: earlier, xmlPath: desc, kind: k, steps: []step{st}, goType: f.Type, omitEmpty: tag.omitEmpty || f.Type.Kind() == reflect.String,
+				text: tag.chardata}
 			if tag.attr && yesNoAttributes[tag.name] && f.Type.Kind() == reflect.String {
 				n.kind, n.yesNo = kindBool, true
 			} else if tag.attr && k == kindString {
@@ -206,7 +219,7 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 		case reflect.Slice:
 			et := f.Type.Elem()
 			if et.Kind() == reflect.String {
-				add(&node{name: name, legacy: legacy, xmlPath: xmlPath + "<" + tag.name + ">", kind: kindStringList, steps: []step{st}, goType: f.Type})
+				add(&node{name: name, legacy: legacy, earlier: earlier, xmlPath: xmlPath + "<" + tag.name + ">", kind: kindStringList, steps: []step{st}, goType: f.Type})
 				continue
 			}
 			if st2, ok := structOf(et); ok && et.Kind() == reflect.Struct {
@@ -214,7 +227,7 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 					continue
 				}
 				elemXML := xmlPath + "<" + tag.name + ">"
-				n := &node{name: name, legacy: legacy, xmlPath: elemXML, kind: kindList, steps: []step{st}, goType: st2}
+				n := &node{name: name, legacy: legacy, earlier: earlier, xmlPath: elemXML, kind: kindList, steps: []step{st}, goType: st2}
 				n.children = b.objectChildren(st2, childTF, elemXML, append(ancestors, st2))
 				b.addChoice(n, st2)
 				add(n)
@@ -233,8 +246,12 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 				// members hold attributes and children of the enclosing element
 				elemXML = xmlPath
 			}
-			if cd, ok := flattenable(stt); ok && !tag.member {
-				// character data + attributes: flatten into the parent.
+			if cd, ok := flattenable(stt); ok {
+				// character data + attributes: flatten into the parent, a
+				// choice member too (an RNG backend's random = "/dev/urandom",
+				// as dmacvicar/libvirt 0.9 has it).
+				var value *node
+				var attrs []*node
 				for j := 0; j < stt.NumField(); j++ {
 					sf := stt.Field(j)
 					stag := parseTag(sf)
@@ -248,19 +265,39 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 					sub := step{index: j, ptr: sf.Type.Kind() == reflect.Pointer}
 					if j == cd {
 						// the element's presence carries the value, zero included
-						add(&node{name: name, legacy: legacy, xmlPath: elemXML + " (text)", kind: k, steps: []step{st, sub}, goType: sf.Type})
+						value = &node{name: name, legacy: legacy, earlier: earlier, xmlPath: elemXML + " (text)", kind: k, steps: []step{st, sub}, goType: sf.Type}
+						if tag.member {
+							// schema versions 0 and 1 kept a member an object
+							// holding its text under the Go field's name
+							value.formerKey = snakeName(sf.Name)
+						}
+						add(value)
 						continue
 					}
-					subName := name + "_" + snakeName(sf.Name)
+					// named after the XML attribute, as dmacvicar/libvirt 0.9
+					// names it (<vcpu cpuset> -> vcpu_cpuset)
+					subName := name + "_" + snakeName(stag.name)
 					if r, ok := b.policy.Rename[stt.Name()+"."+sf.Name]; ok {
 						subName = r
 					}
-					add(&node{name: subName, legacy: legacy + "_" + legacySnakeName(sf.Name), xmlPath: elemXML[:len(elemXML)-1] + " " + stag.name + "=...>", kind: k,
-						steps: []step{st, sub}, goType: sf.Type, omitEmpty: stag.omitEmpty || sf.Type.Kind() == reflect.String})
+					a := &node{name: subName, legacy: legacy + "_" + legacySnakeName(sf.Name), earlier: earlier + "_" + v1SnakeName(sf.Name), xmlPath: elemXML[:len(elemXML)-1] + " " + stag.name + "=...>", kind: k,
+						steps: []step{st, sub}, goType: sf.Type, omitEmpty: stag.omitEmpty || sf.Type.Kind() == reflect.String}
+					if tag.member {
+						a.legacy, a.legacyIn = snakeName(sf.Name), name
+					}
+					attrs = append(attrs, a)
+					add(a)
+				}
+				if value != nil {
+					value.flat, value.flatAttrs = true, attrs
 				}
 				continue
 			}
-			n := &node{name: name, legacy: legacy, xmlPath: elemXML, kind: kindObject, steps: []step{st}, goType: stt}
+			n := &node{name: name, legacy: legacy, earlier: earlier, xmlPath: elemXML, kind: kindObject, steps: []step{st}, goType: stt}
+			if _, cdata, ok := textAndAttributes(stt); ok && cdata && !tag.member {
+				// versions 0 and 1 flattened it (max_size, max_size_unit)
+				n.formerlyFlat = true
+			}
 			n.children = b.objectChildren(stt, childTF, elemXML, append(ancestors, stt))
 			b.addChoice(n, stt)
 			if len(n.children) == 0 && st.ptr {
@@ -283,8 +320,22 @@ func (b *builder) objectChildren(t reflect.Type, tfPath, xmlPath string, ancesto
 	for _, n := range out {
 		byName[n.name] = n
 	}
+	// an earlier name that is another attribute's name now would read that
+	// attribute's old value into this one (UpgradeJSON)
+	for _, n := range out {
+		for _, former := range []string{n.earlier, n.legacy} {
+			if o, ok := byName[former]; ok && o != n && n.legacyIn == "" {
+				b.problems = append(b.problems, fmt.Sprintf("%s: %q was named %q in an earlier schema version, the name of %q now", t.Name(), n.name, former, o.name))
+			}
+		}
+	}
 	for _, n := range out {
 		if u, ok := byName[n.name+"_unit"]; ok && n.kind == kindInt && len(n.steps) == 2 {
+			n.unit = u
+			n.defaultUnit = b.policy.DefaultUnit
+		}
+		// the same in an object of text and attributes: { value, unit }
+		if u, ok := byName["unit"]; ok && n.kind == kindInt && n.text && u.kind == kindString {
 			n.unit = u
 			n.defaultUnit = b.policy.DefaultUnit
 		}

@@ -68,13 +68,19 @@ func insertSorted(nodes []*node, n *node) []*node {
 	return nodes
 }
 
-// resolvePath maps Go field indices to the object nodes that read them.
+// resolvePath maps Go field indices to the object nodes that read them; the
+// last may be the value of a member flattened into its parent (text plus
+// attributes), which stands for the member.
 func resolvePath(children []*node, idx []int) ([]*node, bool) {
 	var out []*node
-	for _, i := range idx {
+	for k, i := range idx {
 		var found *node
 		for _, c := range children {
 			if (c.kind == kindObject || c.kind == kindBool && !c.yesNo) && len(c.steps) == 1 && c.steps[0].index == i {
+				found = c
+				break
+			}
+			if k == len(idx)-1 && c.flat && len(c.steps) == 2 && c.steps[0].index == i {
 				found = c
 				break
 			}

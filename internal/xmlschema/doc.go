@@ -4,12 +4,16 @@
 // documents to and from tftypes values without any per-field mapping code.
 //
 // Rules (docs/adr/0001-xml-tree-schema-engine.md explains why):
-//   - Attribute names are the snake_case of the Go field names, with acronym
-//     plurals kept whole (IOThreadIDs -> io_thread_ids, IPs -> ips).
+//   - Attribute names are the snake_case of the Go field names, split as
+//     dmacvicar/libvirt 0.9 splits them (naming.go): VHostUser -> vhost_user,
+//     IOThreadIDs -> io_thread_i_ds, VCPUs -> vcpus.
 //   - A struct holding XML character data plus attributes, used as a single
-//     element, flattens into its parent: Memory{Value, Unit} -> memory,
-//     memory_unit. Used as a list element it is an object whose character data
-//     is named after its Go field (hostnames[].hostname).
+//     element (a choice member too), flattens into its parent:
+//     Memory{Value, Unit} -> memory, memory_unit (named after the XML
+//     attributes); an RNG backend's Random{Device} -> random. Used as a list
+//     element it is an object whose character data is named after its Go
+//     field (hostnames[].hostname), and so is one whose text is CDATA
+//     (metadata_cache.max_size = { value, unit }).
 //   - Pointer structs are single nested objects, slices of structs are lists of
 //     objects, []string is a list of strings, empty marker elements
 //     (<readonly/>) are empty objects.

@@ -4,12 +4,24 @@ import "testing"
 
 func TestSnakeName(t *testing.T) {
 	cases := map[string]string{
-		"VirtIO":        "virt_io",
-		"AutoPort":      "auto_port",
-		"IPs":           "ips",
-		"IOThreadIDs":   "io_thread_ids",
-		"SRVs":          "srvs",
-		"TXTs":          "txts",
+		"VirtIO":   "virt_io",
+		"AutoPort": "auto_port",
+		"IPs":      "ips",
+		// dmacvicar/libvirt 0.9's names: an acronym plural splits before
+		// its last capital, unless the acronym is one of pluralAcronyms
+		"IOThreadIDs":   "io_thread_i_ds",
+		"SRVs":          "sr_vs",
+		"TXTs":          "tx_ts",
+		"GIDs":          "gi_ds",
+		"UIDs":          "ui_ds",
+		"CPUs":          "cpus",
+		"MaxCPUs":       "max_cpus",
+		"RNGs":          "rngs",
+		"TPMs":          "tpms",
+		"IOMMUs":        "iommus",
+		"IOMMUFD":       "iommufd",
+		"PFs":           "pfs",
+		"IPv6":          "ipv6",
 		"UNIX":          "unix",
 		"CPUSet":        "cpu_set",
 		"MAC":           "mac",
@@ -45,6 +57,26 @@ func TestSnakeName(t *testing.T) {
 	for in, want := range cases {
 		if got := snakeName(in); got != want {
 			t.Errorf("snakeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestV1SnakeName: schema version 1 kept every acronym plural whole; the
+// upgrader reads version 1 states under these names.
+func TestV1SnakeName(t *testing.T) {
+	cases := map[string]string{
+		"IOThreadIDs": "io_thread_ids",
+		"SRVs":        "srvs",
+		"TXTs":        "txts",
+		"GIDs":        "gids",
+		"UIDs":        "uids",
+		"VCPUs":       "vcpus",
+		"VHostUser":   "vhost_user",
+		"QEMUVDAgent": "qemu_vd_agent",
+	}
+	for in, want := range cases {
+		if got := v1SnakeName(in); got != want {
+			t.Errorf("v1SnakeName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

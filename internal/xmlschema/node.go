@@ -49,11 +49,26 @@ type node struct {
 	// legacyIn names the object that held it there, for the fields of an
 	// embedded struct (version 0 nested them, this version flattens them).
 	legacy, legacyIn string
-	computed         bool // libvirt may fill it when the user does not (policy)
-	volatile         bool // a computed value that changes by itself (sizes): unknown in every changing plan
-	hasComputed      bool // this node or a descendant is computed
-	sensitive        bool
-	required         bool // a top-level attribute the document cannot be defined without
+	// earlier is the attribute's name in schema version 1 (UpgradeJSON),
+	// which kept every acronym plural whole (io_thread_ids)
+	earlier string
+	// formerKey: the value of a flattened choice member, which schema
+	// versions 0 and 1 kept as an object; its text was under this key there
+	formerKey string
+	// formerlyFlat: an object of text and attributes that versions 0 and 1
+	// flattened into its parent (max_size, max_size_unit)
+	formerlyFlat bool
+	// text: a leaf holding its element's character data
+	text bool
+	// flat: the text of an element flattened into its parent (memory);
+	// flatAttrs are the element's attributes flattened beside it (memory_unit)
+	flat        bool
+	flatAttrs   []*node
+	computed    bool // libvirt may fill it when the user does not (policy)
+	volatile    bool // a computed value that changes by itself (sizes): unknown in every changing plan
+	hasComputed bool // this node or a descendant is computed
+	sensitive   bool
+	required    bool // a top-level attribute the document cannot be defined without
 	// extra: not XML (Policy.Extra); desc is its description
 	extra bool
 	desc  string

@@ -269,6 +269,15 @@ func (n *node) planChoices(config, prior, out map[string]tftypes.Value) {
 // memberSet reports whether the member at path (object nodes from the
 // choice's object down) is set in attrs.
 func memberSet(attrs map[string]tftypes.Value, path []*node) bool {
+	if len(path) == 1 && path[0].flat {
+		// a flattened member is set when its text or an attribute is
+		for _, n := range append([]*node{path[0]}, path[0].flatAttrs...) {
+			if v, ok := attrs[n.name]; ok && !v.IsNull() && v.IsKnown() {
+				return true
+			}
+		}
+		return false
+	}
 	v, ok := attrs[path[0].name]
 	if !ok || v.IsNull() || !v.IsKnown() {
 		return false
@@ -292,6 +301,14 @@ func memberSet(attrs map[string]tftypes.Value, path []*node) bool {
 // on the way.
 func clearMember(attrs map[string]tftypes.Value, path []*node) {
 	first := path[0]
+	if len(path) == 1 && first.flat {
+		for _, n := range append([]*node{first}, first.flatAttrs...) {
+			if _, ok := attrs[n.name]; ok {
+				attrs[n.name] = n.null()
+			}
+		}
+		return
+	}
 	v, ok := attrs[first.name]
 	if !ok || v.IsNull() || !v.IsKnown() {
 		return

@@ -7,11 +7,6 @@ var NetworkPolicy = Policy{
 	Root: "network",
 	// libvirt refuses a network without a name
 	Required: []string{"name"},
-	// the engine's snake_case splits "IPv6" into i_pv6; the XML attribute is ipv6
-	Rename: map[string]string{
-		"Network.IPv6":           "ipv6",
-		"NetworkForwardNAT.IPv6": "ipv6",
-	},
 	Computed: []string{
 		"uuid",        // generated when not given
 		"bridge.name", // virbrN chosen by libvirt

@@ -24,18 +24,16 @@ var StorageVolumePolicy = Policy{
 	Root: "volume",
 	// libvirt refuses a volume without a name
 	Required: []string{"name"},
-	Skip: map[string]string{
-		"StorageVolume.Physical": "reported size on disk, never configuration",
-	},
 	Computed: []string{
 		"key",                           // chosen by libvirt (the path for file pools); also the resource id
 		"allocation", "allocation_unit", // reported by libvirt
+		"physical", "physical_unit", // the size on disk, reported by libvirt (dmacvicar 0.9.7 has it)
 		"capacity", "capacity_unit", // taken from uploaded content when not given
 		"target.format.type", // taken from uploaded content (qcow2 magic) when not given
 		"target.path",        // the pool's directory and the volume's name, chosen by libvirt (dmacvicar 0.9 kept it in state)
 	},
-	// allocation grows as the guest writes
-	Volatile:    []string{"allocation", "allocation_unit"},
+	// allocation and the size on disk grow as the guest writes
+	Volatile:    []string{"allocation", "allocation_unit", "physical", "physical_unit"},
 	DefaultUnit: "bytes",
 }
 

@@ -1,6 +1,6 @@
 # A cloud-init guest: a qcow2 overlay on a base image as its root disk, a
 # NoCloud seed ISO as cdrom, one NIC on a libvirt network, serial console,
-# guest-agent channel and a VNC console on localhost.
+# guest-agent channel, a VNC console on localhost and a virtio RNG.
 resource "libvirt_network" "lab" {
   name = "lab"
   ips  = [{ address = "10.233.10.1", prefix = 24, dhcp = { ranges = [{ start = "10.233.10.100", end = "10.233.10.199" }] } }]
@@ -82,6 +82,8 @@ resource "libvirt_domain" "web1" {
       target = { virt_io = { name = "org.qemu.guest_agent.0" } }
     }]
     graphics = [{ vnc = { listen = "127.0.0.1", auto_port = true } }]
+    # entropy from the host's /dev/urandom, as virt-install adds to every VM
+    rngs = [{ model = "virtio", backend = { random = "/dev/urandom" } }]
   }
 }
 
