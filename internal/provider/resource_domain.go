@@ -176,18 +176,11 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 		resp.Diagnostics.AddError("Cannot create domain", msg)
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		msg := fmt.Sprint(err)
-		// the domain was defined: without a state nobody would remove it
-		if unfinished, uerr := treeresource.Unfinished(req.Plan.Raw, id); uerr == nil {
-			resp.State.Raw = unfinished
-			msg += fmt.Sprintf("; domain %s (UUID %s) was created and is recorded as tainted: the next apply re-creates it", doc.Name, id)
-		}
-		resp.Diagnostics.AddError("Cannot read domain after create", msg)
+	// the domain was defined: without a state nobody would remove it
+	if !r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: id, Prior: plan, KeepUnfinished: true},
+		&resp.State, &resp.Diagnostics) {
 		return
 	}
-	resp.State.Raw = state
 	if opts.Running {
 		// the domain exists and is in state: a failed wait taints it, nothing is orphaned
 		if err := r.waitForIPs(ctx, id, doc.Name, ipWaits(plan)); err != nil {
@@ -258,12 +251,9 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 		resp.Diagnostics.AddError("Cannot update domain", err.Error())
 		return
 	}
-	newState, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read domain after update", fmt.Sprint(err))
+	if !r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics) {
 		return
 	}
-	resp.State.Raw = newState
 	if wasRunning, _ := treeresource.Bool(state, attrRunning); opts.Running && !wasRunning {
 		if err := r.waitForIPs(ctx, id, newDoc.Name, ipWaits(plan)); err != nil {
 			resp.Diagnostics.AddError("wait_for_ip", err.Error())

@@ -72,6 +72,7 @@ func NewDomainSnapshotResource() resource.Resource {
 	}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.DomainSnapshot]{
 		Name:  "domain_snapshot",
+		Noun:  "snapshot",
 		Model: xmlschema.DomainSnapshot(),
 		Description: "A snapshot of a libvirt domain, taken with virDomainSnapshotCreateXML. The attributes mirror the " +
 			"libvirt snapshot XML (https://libvirt.org/formatsnapshot.html); the domain definition libvirt stores inside " +
@@ -259,20 +260,14 @@ func (r *domainSnapshotResource) Create(ctx context.Context, req resource.Create
 		return
 	}
 	id := snapshotID(domainID, doc.Name)
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: id, Prior: plan, Undo: func() (string, bool) {
 		var diags diag.Diagnostics
 		r.deleteSnapshot(ctx, id, &diags)
-		msg := fmt.Sprint(err)
 		if diags.HasError() {
-			msg += fmt.Sprintf("; deleting the snapshot failed too: %v; delete it with virsh snapshot-delete %s %s", diags, domainID, doc.Name)
-		} else {
-			msg += " (the snapshot was deleted again)"
+			return fmt.Sprintf("; deleting the snapshot failed too: %v; delete it with virsh snapshot-delete %s %s", diags, domainID, doc.Name), false
 		}
-		resp.Diagnostics.AddError("Cannot read snapshot after create", msg)
-		return
-	}
-	resp.State.Raw = state
+		return " (the snapshot was deleted again)", false
+	}}, &resp.State, &resp.Diagnostics)
 }
 
 // Fetch reads the snapshot's XML; the embedded domain definitions are
@@ -345,12 +340,7 @@ func (r *domainSnapshotResource) Update(ctx context.Context, req resource.Update
 		resp.Diagnostics.AddAttributeError(path.Root("description"), "Cannot update snapshot description", err.Error())
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read snapshot after update", fmt.Sprint(err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 func (r *domainSnapshotResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

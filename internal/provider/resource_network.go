@@ -103,8 +103,8 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 	// a network of this name that is not ours: never redefine it
 	existing, err := libvirtops.Networks(r.Client()).NameTaken(ctx, doc.Name)
 	if err == nil && existing != "" {
-		err = fmt.Errorf("a network named %q already exists (UUID %s); import it with "+
-			"`tofu import <address> %s` to manage it", doc.Name, existing, doc.Name)
+		err = fmt.Errorf("a network named %q already exists (UUID %s) and is not in this state; %s to manage it",
+			doc.Name, existing, treeresource.ImportAdvice(doc.Name))
 	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create network", err.Error())
@@ -114,26 +114,14 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		resp.Diagnostics.AddError("Cannot create network", err.Error()+r.removeAfterFailure(ctx, doc))
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), doc.UUID, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read network after create", fmt.Sprint(err)+r.removeAfterFailure(ctx, doc))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: doc.UUID, Prior: plan,
+		Undo: func() (string, bool) { return r.removeAfterFailure(ctx, doc), false }}, &resp.State, &resp.Diagnostics)
 }
 
 // removeAfterFailure stops and undefines a network a failed create left
 // behind, and says so for the error message.
 func (r *networkResource) removeAfterFailure(ctx context.Context, doc *libvirtxml.Network) string {
-	err := libvirtops.Networks(r.Client()).Remove(ctx, doc.UUID)
-	switch {
-	case err == nil:
-		return " (the partly created network was removed)"
-	case libvirtconn.IsNotFound(err):
-		return ""
-	default:
-		return fmt.Sprintf(" (removing the partly created network %q failed too: %v; remove it with virsh net-undefine)", doc.Name, err)
-	}
+	return r.RemovalSaid(libvirtops.Networks(r.Client()).Remove(ctx, doc.UUID), doc.Name, "virsh net-undefine")
 }
 
 // Fetch reads the persistent definition, and whether the network runs and
@@ -208,12 +196,7 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 		}
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read network after update", fmt.Sprint(err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 // redefineAndRestart replaces the persistent definition and restarts the

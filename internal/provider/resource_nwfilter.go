@@ -33,6 +33,7 @@ func NewNWFilterResource() resource.Resource {
 	r := &nwfilterResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.NWFilter]{
 		Name:  "nwfilter",
+		Noun:  "network filter",
 		Model: xmlschema.NWFilter(),
 		Description: "A libvirt network filter (https://libvirt.org/formatnwfilter.html); the attributes mirror its XML " +
 			"one to one. `entries` are the filter's `<rule>` and `<filterref>` elements in order: each entry sets `rule` " +
@@ -161,9 +162,8 @@ func (r *nwfilterResource) Create(ctx context.Context, req resource.CreateReques
 	// redefinition would change the traffic of every guest using it)
 	existing, err := libvirtops.Nwfilters(r.Client()).NameTaken(ctx, doc.Name)
 	if err == nil && existing != "" {
-		err = fmt.Errorf("a network filter named %q already exists (UUID %s) and is not in this state; adopt it with "+
-			"an import block (id = %q) or `tofu import <address> %s`, or choose another name",
-			doc.Name, existing, doc.Name, doc.Name)
+		err = fmt.Errorf("a network filter named %q already exists (UUID %s) and is not in this state; %s, or choose another name",
+			doc.Name, existing, treeresource.ImportAdvice(doc.Name))
 	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create network filter", err.Error())
@@ -174,27 +174,15 @@ func (r *nwfilterResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.AddError("Cannot create network filter", err.Error()+r.removeAfterFailure(ctx, doc))
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), doc.UUID, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read network filter after create", fmt.Sprint(err)+r.removeAfterFailure(ctx, doc))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: doc.UUID, Prior: plan,
+		Undo: func() (string, bool) { return r.removeAfterFailure(ctx, doc), false }}, &resp.State, &resp.Diagnostics)
 }
 
 // removeAfterFailure undefines a filter a failed create left behind (a
 // define that succeeded before the connection broke), and says so for the
 // error message.
 func (r *nwfilterResource) removeAfterFailure(ctx context.Context, doc *libvirtxml.NWFilter) string {
-	err := libvirtops.Nwfilters(r.Client()).Remove(ctx, doc.UUID)
-	switch {
-	case err == nil:
-		return " (the partly created network filter was removed)"
-	case libvirtconn.IsNotFound(err):
-		return ""
-	default:
-		return fmt.Sprintf(" (removing the partly created network filter %q failed too: %v; remove it with virsh nwfilter-undefine)", doc.Name, err)
-	}
+	return r.RemovalSaid(libvirtops.Nwfilters(r.Client()).Remove(ctx, doc.UUID), doc.Name, "virsh nwfilter-undefine")
 }
 
 // Fetch reads the filter's definition.
@@ -249,12 +237,7 @@ func (r *nwfilterResource) Update(ctx context.Context, req resource.UpdateReques
 		resp.Diagnostics.AddError("Cannot update network filter", fmt.Sprintf("redefining network filter %q: %v", doc.Name, err))
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read network filter after update", fmt.Sprint(err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 // Delete undefines the filter. libvirt refuses while a running guest uses

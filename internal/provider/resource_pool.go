@@ -120,8 +120,8 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 	// a pool of this name that is not ours: never redefine it
 	existing, err := libvirtops.Pools(r.Client()).NameTaken(ctx, doc.Name)
 	if err == nil && existing != "" {
-		err = fmt.Errorf("a pool named %q already exists (UUID %s) and is not in this state; adopt it with an import block (id = %q), "+
-			"or remove it: virsh pool-destroy %s; virsh pool-undefine %s", doc.Name, existing, doc.Name, doc.Name, doc.Name)
+		err = fmt.Errorf("a pool named %q already exists (UUID %s) and is not in this state; %s, "+
+			"or remove it: virsh pool-destroy %s; virsh pool-undefine %s", doc.Name, existing, treeresource.ImportAdvice(doc.Name), doc.Name, doc.Name)
 	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create pool", err.Error())
@@ -134,12 +134,7 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 		resp.Diagnostics.AddError("Cannot create pool", err.Error())
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), uuid, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read pool after create", fmt.Sprint(err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: uuid, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 // Fetch reads the pool document and its autostart flag.
@@ -190,12 +185,7 @@ func (r *poolResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		resp.Diagnostics.AddError("Cannot update pool", err.Error())
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read pool after update", fmt.Sprint(err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

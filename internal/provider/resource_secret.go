@@ -197,26 +197,14 @@ func (r *secretResource) Create(ctx context.Context, req resource.CreateRequest,
 		resp.Diagnostics.AddError("Cannot create secret", err.Error())
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), doc.UUID, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read secret after create", fmt.Sprint(err)+r.removeAfterFailure(ctx, doc.UUID))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: doc.UUID, Prior: plan,
+		Undo: func() (string, bool) { return r.removeAfterFailure(ctx, doc.UUID), false }}, &resp.State, &resp.Diagnostics)
 }
 
 // removeAfterFailure undefines a secret a failed create left behind, and
 // says so for the error message.
 func (r *secretResource) removeAfterFailure(ctx context.Context, id string) string {
-	err := libvirtops.Secrets(r.Client()).Remove(ctx, id)
-	switch {
-	case err == nil:
-		return " (the secret was undefined again)"
-	case libvirtconn.IsNotFound(err):
-		return ""
-	default:
-		return fmt.Sprintf(" (undefining secret %s failed too: %v; remove it with virsh secret-undefine %s)", id, err, id)
-	}
+	return r.RemovalSaid(libvirtops.Secrets(r.Client()).Remove(ctx, id), id, "virsh secret-undefine "+id)
 }
 
 // secretConflict finds a secret that is not ours with the UUID the plan
@@ -413,12 +401,7 @@ func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest,
 		}
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read secret after update", fmt.Sprint(err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 func (r *secretResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

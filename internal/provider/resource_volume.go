@@ -312,19 +312,14 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			return
 		}
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), key, plan)
-	if err != nil || !found {
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: key, Prior: plan, Undo: func() (string, bool) {
 		// not in state means nobody would delete it: remove it now
 		derr := volumes.RemoveKey(ctx, key)
-		msg := fmt.Sprintf("volume %s: %v", key, err)
 		if derr != nil && !libvirtconn.IsNotFound(derr) {
-			r.recordUnfinished(req.Plan.Raw, key, poolName, doc.Name, resp)
-			msg += fmt.Sprintf("; deleting it again also failed, so it is recorded as tainted: the next apply deletes and re-creates it (%v)", derr)
+			return fmt.Sprintf("; deleting it again also failed (%v)", derr), true
 		}
-		resp.Diagnostics.AddError("Cannot read volume after create", msg)
-		return
-	}
-	resp.State.Raw = state
+		return "", false
+	}}, &resp.State, &resp.Diagnostics)
 }
 
 // logProgress logs a long transfer's progress at INFO every
@@ -438,12 +433,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 			fmt.Sprintf("capacity %d bytes is smaller than the volume's current %d bytes", want, have))
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), key, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read volume after update", fmt.Sprintf("volume %s: %v", key, err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: key, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -18,8 +18,11 @@ import (
 // Spec describes one tree resource type.
 type Spec[T any] struct {
 	// Name is the type name after the provider's ("network" for
-	// libvirt_network) and the noun in messages.
+	// libvirt_network) and the noun in messages, unless Noun is set.
 	Name string
+	// Noun names the object in messages when Name does not read as words
+	// ("network filter" for nwfilter).
+	Noun string
 	// Model is the engine model of the document.
 	Model *xmlschema.Model[T]
 	// Description is the resource's schema description.
@@ -106,6 +109,14 @@ func NewBase[T any](spec Spec[T], hooks Hooks[T]) Base[T] {
 		}
 	}
 	return Base[T]{spec: spec, hooks: hooks, defaults: defaults}
+}
+
+// noun names the object in messages.
+func (b *Base[T]) noun() string {
+	if b.spec.Noun != "" {
+		return b.spec.Noun
+	}
+	return b.spec.Name
 }
 
 // Client is the configured connection (nil before Configure or while the
