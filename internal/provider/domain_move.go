@@ -49,6 +49,12 @@ func (r *domainResource) Configure(ctx context.Context, req resource.ConfigureRe
 	r.hosts, _ = req.ProviderData.(*hostSet)
 }
 
+// MovesBetweenHosts: a domain moves to another host in place (live
+// migration or a definition moved), it is not replaced.
+func (r *domainResource) MovesBetweenHosts() {}
+
+var _ treeresource.Movable = (*domainResource)(nil)
+
 // hostAttr reads the host attribute of a resource value.
 func hostAttr(attrs map[string]tftypes.Value) hostRef {
 	v, ok := attrs[attrHost]

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	msgpack "github.com/vmihailenco/msgpack/v5"
@@ -24,7 +25,8 @@ import (
 //
 //   - plan: a changed host replaces the resource (RequiresReplace on host),
 //     unless both names have the same uri, or the resource moves in place
-//     (libvirt_domain plans its move itself, domain_move.go);
+//     (a treeresource.Movable: libvirt_domain plans its move itself,
+//     domain_move.go);
 //   - apply: a change of nothing but the host's name, between names with the
 //     same uri, is stored without calling the resource;
 //   - import: an ID "NAME/ID" whose NAME is one of the provider's hosts
@@ -37,10 +39,10 @@ type hostServer struct {
 	// hosted are the resource types with a host attribute, and their
 	// object types
 	hosted map[string]tftypes.Type
+	// movable are the resource types whose host changes in place
+	// (treeresource.Movable)
+	movable map[string]bool
 }
-
-// movable lists the resource types whose host changes in place.
-var movable = map[string]bool{"libvirt_domain": true}
 
 func newHostServer(s *treeresource.Server, p *libvirtProvider) *hostServer {
 	return &hostServer{Server: s, p: p}
@@ -51,6 +53,15 @@ func newHostServer(s *treeresource.Server, p *libvirtProvider) *hostServer {
 func (s *hostServer) hostedType(ctx context.Context, typeName string) (tftypes.Type, bool) {
 	s.typesOnce.Do(func() {
 		s.hosted = map[string]tftypes.Type{}
+		s.movable = map[string]bool{}
+		for _, newResource := range s.p.Resources(ctx) {
+			r := newResource()
+			if _, ok := r.(treeresource.Movable); ok {
+				var md resource.MetadataResponse
+				r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: providerTypeName}, &md)
+				s.movable[md.TypeName] = true
+			}
+		}
 		resp, err := s.Server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 		if err != nil || resp == nil {
 			return
@@ -83,7 +94,7 @@ func (s *hostServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Plan
 		h = prior // destroy
 	}
 	resp, err := s.Server.PlanResourceChange(withHost(ctx, h), req)
-	if err != nil || resp == nil || !priorOK || !plannedOK || movable[req.TypeName] {
+	if err != nil || resp == nil || !priorOK || !plannedOK || s.movable[req.TypeName] {
 		return resp, err
 	}
 	if set := s.set(); set != nil && !set.sameHost(prior, planned) && !hasHostPath(resp.RequiresReplace) {

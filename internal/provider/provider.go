@@ -27,6 +27,9 @@ type libvirtProvider struct {
 }
 
 // New returns the provider factory used by main and by acceptance tests.
+// providerTypeName prefixes every resource and data source type name.
+const providerTypeName = "libvirt"
+
 func New(version string) func() provider.Provider {
 	return func() provider.Provider { return &libvirtProvider{version: version} }
 }
@@ -37,7 +40,7 @@ type providerModel struct {
 }
 
 func (p *libvirtProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
-	resp.TypeName = "libvirt"
+	resp.TypeName = providerTypeName
 	resp.Version = p.version
 }
 

@@ -28,7 +28,7 @@ func ProtocolServer(version string) func() tfprotov6.ProviderServer {
 
 func newProtocolServer(p *libvirtProvider) (*hostServer, error) {
 	ctx := context.Background()
-	s, err := treeresource.NewServer(ctx, providerserver.NewProtocol6(p)(), "libvirt", p.Resources(ctx), func() any {
+	s, err := treeresource.NewServer(ctx, providerserver.NewProtocol6(p)(), providerTypeName, p.Resources(ctx), func() any {
 		if p.hosts == nil {
 			return nil
 		}

@@ -101,7 +101,7 @@ var _ baseMethods = (*Base[struct{}])(nil)
 
 // NewBase returns the base of a resource with these hooks.
 func NewBase[T any](spec Spec[T], hooks Hooks[T]) Base[T] {
-	spec.Own = withHost(spec.Name, spec.Own)
+	spec.Own = withHostAttribute(spec.Name, spec.Own)
 	defaults := map[string]tftypes.Value{}
 	for name, a := range spec.Own {
 		if d, ok, _ := defaultValue(context.Background(), a); ok {
