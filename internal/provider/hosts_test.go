@@ -149,3 +149,23 @@ func TestHostServerSchema(t *testing.T) {
 		}
 	}
 }
+
+// The host routing learns which resources move from the resources
+// themselves (treeresource.Movable): a domain moves, everything else with a
+// host attribute is replaced on another host.
+func TestHostServerMovableFromResources(t *testing.T) {
+	srv := ProtocolServer("test")().(*hostServer)
+	ctx := context.Background()
+	for typ, wantHosted := range map[string]bool{"libvirt_domain": true, "libvirt_network": true, "libvirt_volume": true, "libvirt_cloudinit_disk": false} {
+		if _, hosted := srv.hostedType(ctx, typ); hosted != wantHosted {
+			t.Errorf("%s: hosted %v, want %v", typ, hosted, wantHosted)
+		}
+	}
+	var moving []string
+	for typ := range srv.movable {
+		moving = append(moving, typ)
+	}
+	if len(moving) != 1 || moving[0] != "libvirt_domain" {
+		t.Errorf("movable resource types %v, want [libvirt_domain]", moving)
+	}
+}
