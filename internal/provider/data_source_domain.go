@@ -18,7 +18,6 @@ func NewDomainDataSource() treeresource.DataSource {
 }
 
 func domainDataSpec() treeresource.DataSpec[libvirtxml.Domain] {
-	r := &domainResource{} // its Fetch uses only the client it is given
 	return treeresource.DataSpec[libvirtxml.Domain]{
 		Name:  "domain",
 		Model: xmlschema.Domain(),
@@ -44,6 +43,6 @@ func domainDataSpec() treeresource.DataSpec[libvirtxml.Domain] {
 			return libvirtops.Domains(c).Find(ctx, by)
 		},
 
-		Fetch: r.Fetch,
+		Fetch: fetchDomain,
 	}
 }

@@ -248,13 +248,13 @@ func (o sourceObservation) String() string {
 	return o.source + ": " + strings.Join(parts, "; ")
 }
 
-// poll asks each source in order and returns what each said. A source that
+// pollAddresses asks each source in order and returns what each said. A source that
 // has a usable address ends the round early. Errors other than "not yet"
 // conditions are returned as err.
-func (d *domainInterfaceAddressesDataSource) poll(ctx context.Context, dom domainName, source string) ([]sourceObservation, error) {
+func pollAddresses(ctx context.Context, c *libvirtconn.Client, dom domainName, source string) ([]sourceObservation, error) {
 	var seen []sourceObservation
 	for _, s := range addrSourceOrder[source] {
-		raw, err := libvirtops.Domains(d.client).Addresses(ctx, dom.uuid, s)
+		raw, err := libvirtops.Domains(c).Addresses(ctx, dom.uuid, s)
 		obs := sourceObservation{source: s}
 		switch {
 		case err == nil:
@@ -297,7 +297,7 @@ func pick(seen []sourceObservation) []domainInterfaceData {
 }
 
 func (d *domainInterfaceAddressesDataSource) readOnce(ctx context.Context, dom domainName, source string, diags *diag.Diagnostics) []domainInterfaceData {
-	seen, err := d.poll(ctx, dom, source)
+	seen, err := pollAddresses(ctx, d.client, dom, source)
 	if err != nil {
 		diags.AddError("Cannot read domain interface addresses", err.Error())
 		return nil
@@ -336,7 +336,7 @@ func (d *domainInterfaceAddressesDataSource) readWaiting(ctx context.Context, do
 	delay := addrPollFirstDelay
 	last := map[string]sourceObservation{}
 	for {
-		seen, err := d.poll(ctx, dom, source)
+		seen, err := pollAddresses(ctx, d.client, dom, source)
 		switch {
 		case err == nil:
 		case connectionLost(err):

@@ -14,7 +14,6 @@ import (
 // NewNetworkDataSource returns data.libvirt_network: an existing network
 // found by name or UUID, read-only.
 func NewNetworkDataSource() treeresource.DataSource {
-	r := &networkResource{} // its Fetch uses only the client it is given
 	return treeresource.NewDataSource(treeresource.DataSpec[libvirtxml.Network]{
 		Name:  "network",
 		Model: xmlschema.Network(),
@@ -38,6 +37,6 @@ func NewNetworkDataSource() treeresource.DataSource {
 			return libvirtops.Networks(c).Find(ctx, by)
 		},
 
-		Fetch: r.Fetch,
+		Fetch: fetchNetwork,
 	})
 }

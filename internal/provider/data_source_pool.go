@@ -14,7 +14,6 @@ import (
 // NewPoolDataSource returns data.libvirt_pool: an existing storage pool
 // found by name or UUID, read-only.
 func NewPoolDataSource() treeresource.DataSource {
-	r := &poolResource{} // its Fetch uses only the client it is given
 	return treeresource.NewDataSource(treeresource.DataSpec[libvirtxml.StoragePool]{
 		Name:  "pool",
 		Model: xmlschema.StoragePool(),
@@ -37,6 +36,6 @@ func NewPoolDataSource() treeresource.DataSource {
 			return libvirtops.Pools(c).Find(ctx, by)
 		},
 
-		Fetch: r.Fetch,
+		Fetch: fetchPool,
 	})
 }

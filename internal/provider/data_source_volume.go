@@ -14,7 +14,6 @@ import (
 // NewVolumeDataSource returns data.libvirt_volume: an existing volume found
 // by pool and name, or by key, read-only.
 func NewVolumeDataSource() treeresource.DataSource {
-	r := &volumeResource{} // its Fetch uses only the client it is given
 	return treeresource.NewDataSource(treeresource.DataSpec[libvirtxml.StorageVolume]{
 		Name:  "volume",
 		Model: xmlschema.StorageVolume(),
@@ -37,6 +36,6 @@ func NewVolumeDataSource() treeresource.DataSource {
 			return libvirtops.Volumes(c).Find(ctx, by)
 		},
 
-		Fetch: r.Fetch,
+		Fetch: fetchVolume,
 	})
 }

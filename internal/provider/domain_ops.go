@@ -30,6 +30,11 @@ func domainFromPlan(attrs map[string]tftypes.Value, diags *diag.Diagnostics) *li
 // Fetch reads the domain (libvirtops.Domain.Fetch) and the console URLs of
 // a running one.
 func (r *domainResource) Fetch(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.Domain], error) {
+	return fetchDomain(ctx, c, id)
+}
+
+// fetchDomain is Fetch without a resource: the data source of the same name reads with it too.
+func fetchDomain(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.Domain], error) {
 	d, err := libvirtops.Domains(c).Fetch(ctx, id)
 	if err != nil {
 		return nil, err

@@ -87,7 +87,6 @@ func (r *domainResource) waitForIPs(ctx context.Context, id, name string, waits 
 	if err != nil {
 		return fmt.Errorf("reading the running domain for wait_for_ip: %w", err)
 	}
-	addrs := &domainInterfaceAddressesDataSource{client: r.Client()}
 	for _, w := range waits {
 		if live.Devices == nil || w.index >= len(live.Devices.Interfaces) || live.Devices.Interfaces[w.index].MAC == nil {
 			return fmt.Errorf("interface %d has no MAC address to wait for", w.index)
@@ -96,7 +95,7 @@ func (r *domainResource) waitForIPs(ctx context.Context, id, name string, waits 
 		deadline := time.Now().Add(w.timeout)
 		var last []sourceObservation
 		for {
-			seen, err := addrs.poll(ctx, dom, w.source)
+			seen, err := pollAddresses(ctx, r.Client(), dom, w.source)
 			if err != nil {
 				return err
 			}

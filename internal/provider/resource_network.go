@@ -127,6 +127,11 @@ func (r *networkResource) removeAfterFailure(ctx context.Context, doc *libvirtxm
 // Fetch reads the persistent definition, and whether the network runs and
 // starts with libvirtd.
 func (r *networkResource) Fetch(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.Network], error) {
+	return fetchNetwork(ctx, c, id)
+}
+
+// fetchNetwork is Fetch without a resource: the data source of the same name reads with it too.
+func fetchNetwork(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.Network], error) {
 	n, err := libvirtops.Networks(c).Fetch(ctx, id)
 	if err != nil {
 		return nil, err

@@ -139,6 +139,11 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 
 // Fetch reads the pool document and its autostart flag.
 func (r *poolResource) Fetch(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.StoragePool], error) {
+	return fetchPool(ctx, c, id)
+}
+
+// fetchPool is Fetch without a resource: the data source of the same name reads with it too.
+func fetchPool(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.StoragePool], error) {
 	p, err := libvirtops.Pools(c).Fetch(ctx, id)
 	if err != nil {
 		return nil, err

@@ -372,6 +372,11 @@ func contentURL(attrs map[string]tftypes.Value) string {
 // Fetch reads the volume with this key; the pool and path it reports are
 // own attributes.
 func (r *volumeResource) Fetch(ctx context.Context, c *libvirtconn.Client, key string) (*treeresource.Fetched[libvirtxml.StorageVolume], error) {
+	return fetchVolume(ctx, c, key)
+}
+
+// fetchVolume is Fetch without a resource: the data source of the same name reads with it too.
+func fetchVolume(ctx context.Context, c *libvirtconn.Client, key string) (*treeresource.Fetched[libvirtxml.StorageVolume], error) {
 	v, err := libvirtops.Volumes(c).Fetch(ctx, key)
 	if err != nil {
 		return nil, err
