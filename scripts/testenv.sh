@@ -288,6 +288,16 @@ ensure_tofu() {
   log "tofu built: $(tofu_version)"
 }
 
+# TFLint for `make lint` and the ruleset's tests, built from the Go module
+# proxy by scripts/install-tflint.sh (which pins the version).
+TFLINT_BIN=""
+ensure_tflint() {
+  local out
+  TFLINT_BIN=$(bash "$(dirname "${BASH_SOURCE[0]}")/install-tflint.sh")
+  out=$("$TFLINT_BIN" --version)
+  log "tflint: ${out%%$'\n'*}"
+}
+
 write_env() {
   mkdir -p "$MIRROR_DIR"
   # Acceptance tests run the provider in-process (reattach); the mirror serves
@@ -308,6 +318,7 @@ EOF
   cat >"$ENV_FILE.tmp" <<EOF
 # Written by scripts/testenv.sh on $(date -u +%FT%TZ). Source it before running tests.
 export TOFU=$TOFU_BIN
+export TFLINT=$TFLINT_BIN
 export TF_ACC_TERRAFORM_PATH=$TOFU_BIN
 export TF_ACC_PROVIDER_NAMESPACE=virtxml
 export TF_ACC_PROVIDER_HOST=registry.opentofu.org
@@ -340,6 +351,7 @@ main() {
   step kvm-probe probe_kvm
   step pool ensure_pool
   step tofu ensure_tofu
+  step tflint ensure_tflint
   step env-file write_env
   log "ready in $((SECONDS - t0))s; run: source $ENV_FILE"
 }

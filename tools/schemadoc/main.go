@@ -60,8 +60,9 @@ type nestedType struct {
 // MisspeltKeysWarning goes at the top of every resource page.
 const MisspeltKeysWarning = `~> **Misspelt keys inside nested objects are dropped silently.** OpenTofu and Terraform report
 an unknown top-level argument, but an unknown key inside an object value (` + "`os = { tpye_arch = \"x86_64\" }`" + `)
-never reaches the provider: the value is planned as if the key were absent. Check nested key names
-against the schema below when a setting seems to have no effect.`
+never reaches the provider: the value is planned as if the key were absent. TFLint with this
+provider's ruleset finds them, with the name meant (see the guide "Linting configurations"); or check
+nested key names against the schema below when a setting seems to have no effect.`
 
 func main() {
 	schemaPath := flag.String("schema", "", "schema JSON written by `tofu providers schema -json`")
