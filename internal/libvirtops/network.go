@@ -46,6 +46,15 @@ func networkRef(id string) (libvirt.Network, error) {
 	return libvirt.Network{UUID: u}, nil
 }
 
+// named completes a reference by UUID with the network's name: drivers
+// that address networks by name (the test driver) need both.
+func named(l *libvirt.Libvirt, net libvirt.Network) (libvirt.Network, error) {
+	if net.Name != "" {
+		return net, nil
+	}
+	return l.NetworkLookupByUUID(net.UUID)
+}
+
 // NetworkState is what Fetch reads: the persistent definition, and whether
 // the network runs and starts with libvirtd.
 type NetworkState struct {
@@ -63,7 +72,10 @@ func (n Network) Fetch(ctx context.Context, id string) (*NetworkState, error) {
 	var xml string
 	var autostart, active int32
 	err = n.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
+		net, err := named(l, net)
+		if err != nil {
+			return err
+		}
 		if xml, err = l.NetworkGetXMLDesc(net, uint32(libvirt.NetworkXMLInactive)); err != nil {
 			return err
 		}
@@ -109,11 +121,16 @@ func (n Network) Create(ctx context.Context, doc *libvirtxml.Network, running, a
 	if err != nil {
 		return err
 	}
+	net.Name = doc.Name
 	xml, err := doc.Marshal()
 	if err != nil {
 		return fmt.Errorf("writing network XML: %w", err)
 	}
 	return n.c.Do(ctx, func(l *libvirt.Libvirt) error {
+		net, err := named(l, net)
+		if err != nil {
+			return err
+		}
 		if _, err := l.NetworkDefineXMLFlags(xml, uint32(libvirt.NetworkDefineValidate)); err != nil {
 			return fmt.Errorf("defining network: %w", err)
 		}
@@ -143,6 +160,10 @@ func (n Network) Remove(ctx context.Context, id string) error {
 		return err
 	}
 	return n.c.Do(ctx, func(l *libvirt.Libvirt) error {
+		net, err := named(l, net)
+		if err != nil {
+			return err
+		}
 		if active, err := l.NetworkIsActive(net); err != nil {
 			return err
 		} else if active == 1 {
@@ -162,6 +183,10 @@ func (n Network) Delete(ctx context.Context, id string) (users []string, err err
 		return nil, err
 	}
 	err = n.c.Do(ctx, func(l *libvirt.Libvirt) error {
+		net, err := named(l, net)
+		if err != nil {
+			return err
+		}
 		users = nil
 		active, err := l.NetworkIsActive(net)
 		if err != nil {
@@ -206,11 +231,16 @@ func (n Network) RedefineAndRestart(ctx context.Context, doc *libvirtxml.Network
 	if err != nil {
 		return nil, err
 	}
+	net.Name = doc.Name
 	xml, err := doc.Marshal()
 	if err != nil {
 		return nil, fmt.Errorf("writing network XML: %w", err)
 	}
 	err = n.c.Do(ctx, func(l *libvirt.Libvirt) error {
+		net, err := named(l, net)
+		if err != nil {
+			return err
+		}
 		detached = nil
 		active, _ := l.NetworkIsActive(net)
 		if active == 1 {
@@ -253,6 +283,10 @@ func (n Network) SetRunning(ctx context.Context, id string, running bool) (users
 		return nil, err
 	}
 	err = n.c.Do(ctx, func(l *libvirt.Libvirt) error {
+		net, err := named(l, net)
+		if err != nil {
+			return err
+		}
 		users = nil
 		active, err := l.NetworkIsActive(net)
 		if err != nil {
@@ -279,6 +313,10 @@ func (n Network) SetAutostart(ctx context.Context, id string, autostart bool) er
 		return err
 	}
 	return n.c.Do(ctx, func(l *libvirt.Libvirt) error {
+		net, err := named(l, net)
+		if err != nil {
+			return err
+		}
 		var a int32
 		if autostart {
 			a = 1
@@ -295,7 +333,12 @@ func (n Network) UpdateLive(ctx context.Context, doc *libvirtxml.Network) error 
 	if err != nil {
 		return err
 	}
+	net.Name = doc.Name
 	return n.c.Do(ctx, func(l *libvirt.Libvirt) error {
+		net, err := named(l, net)
+		if err != nil {
+			return err
+		}
 		// the operations are computed from libvirt's current hosts, not from
 		// the state: a run that client.Do repeats after a broken connection
 		// only does what is still missing

@@ -47,6 +47,15 @@ func poolRef(id string) (libvirt.StoragePool, error) {
 	return libvirt.StoragePool{UUID: u}, nil
 }
 
+// namedPool completes a reference by UUID with the pool's name: drivers
+// that address pools by name (the test driver) need both.
+func namedPool(l *libvirt.Libvirt, pool libvirt.StoragePool) (libvirt.StoragePool, error) {
+	if pool.Name != "" {
+		return pool, nil
+	}
+	return l.StoragePoolLookupByUUID(pool.UUID)
+}
+
 // PoolState is what Fetch reads: the definition and the autostart flag.
 type PoolState struct {
 	Doc       *libvirtxml.StoragePool
@@ -62,7 +71,10 @@ func (p Pool) Fetch(ctx context.Context, id string) (*PoolState, error) {
 	var xml string
 	var autostart int32
 	err = p.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
+		pool, err := namedPool(l, pool)
+		if err != nil {
+			return err
+		}
 		if xml, err = l.StoragePoolGetXMLDesc(pool, 0); err != nil {
 			return err
 		}
@@ -159,6 +171,10 @@ func (p Pool) SetAutostart(ctx context.Context, id string, autostart bool) error
 		return err
 	}
 	return p.c.Do(ctx, func(l *libvirt.Libvirt) error {
+		pool, err := namedPool(l, pool)
+		if err != nil {
+			return err
+		}
 		var a int32
 		if autostart {
 			a = 1
