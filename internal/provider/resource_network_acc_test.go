@@ -25,27 +25,27 @@ import (
 )
 
 func testAccNetworkConfig(name, hostIP string) string {
-	return testAccProviderConfig() + fmt.Sprintf(`
+	return testConfig(`
 resource "libvirt_network" "test" {
-  name      = %[1]q
+  name      = {{q .Name}}
   autostart = false
   forward   = null
   ipv6      = "yes"
-  domain    = { name = "%[1]s.local" }
+  domain    = { name = "{{.Name}}.local" }
   ips = [{
     address = "10.213.7.1"
     prefix  = 24
     dhcp = {
       ranges = [{ start = "10.213.7.100", end = "10.213.7.200" }]
-      hosts  = [{ mac = "52:54:00:AA:00:01", ip = %[2]q, name = "node1" }]
+      hosts  = [{ mac = "52:54:00:AA:00:01", ip = {{q .HostIP}}, name = "node1" }]
     }
   }]
   dns = {
     enable = "yes"
-    host   = [{ ip = %[2]q, hostnames = [{ hostname = "node1" }] }]
+    host   = [{ ip = {{q .HostIP}}, hostnames = [{ hostname = "node1" }] }]
   }
 }
-`, name, hostIP)
+`, map[string]string{"Name": name, "HostIP": hostIP})
 }
 
 func TestAccNetwork_basic(t *testing.T) {
@@ -91,32 +91,26 @@ func testAccNetworkADRConfig(name, subnet, rangeEnd string, dhcp, dns []testAccN
 	for _, h := range dns {
 		dnsHosts = append(dnsHosts, fmt.Sprintf(`{ ip = %q, hostnames = [{ hostname = %q }] }`, h.ip, h.name))
 	}
-	list := func(items []string) string {
-		if len(items) == 0 {
-			return "null"
-		}
-		return "[\n      " + strings.Join(items, ",\n      ") + ",\n    ]"
-	}
-	return testAccProviderConfig() + fmt.Sprintf(`
+	return testConfig(`
 resource "libvirt_network" "test" {
-  name      = %[1]q
+  name      = {{q .Name}}
   autostart = true
   forward   = { mode = "nat" }
-  domain    = { name = "%[1]s.local" }
+  domain    = { name = "{{.Name}}.local" }
   ips = [{
-    address = "%[2]s.1"
+    address = "{{.Subnet}}.1"
     prefix  = 24
     dhcp = {
-      ranges = [{ start = "%[2]s.100", end = "%[2]s.%[3]s" }]
-      hosts  = %[4]s
+      ranges = [{ start = "{{.Subnet}}.100", end = "{{.Subnet}}.{{.RangeEnd}}" }]
+      hosts  = {{list .Hosts}}
     }
   }]
   dns = {
     enable = "yes"
-    host   = %[5]s
+    host   = {{list .DNSHosts}}
   }
 }
-`, name, subnet, rangeEnd, list(hosts), list(dnsHosts))
+`, map[string]any{"Name": name, "Subnet": subnet, "RangeEnd": rangeEnd, "Hosts": hosts, "DNSHosts": dnsHosts})
 }
 
 // testAccNetworkLibvirtConn is one connection to the test libvirtd for out-of-band
@@ -749,9 +743,9 @@ func TestAccNetwork_createFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	config := func(name string) string {
-		return testAccProviderConfig() + fmt.Sprintf(`
+		return testConfig(`
 resource "libvirt_network" "test" {
-  name = %q
+  name = {{q .}}
   ips  = [{ address = "10.213.13.1", prefix = 24 }]
 }
 `, name)
@@ -790,9 +784,9 @@ func TestAccNetwork_trueFalseWords(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             testAccCheckNetworkGone(name),
 		Steps: []resource.TestStep{{
-			Config: testAccProviderConfig() + fmt.Sprintf(`
+			Config: testConfig(`
 resource "libvirt_network" "test" {
-  name = %q
+  name = {{q .}}
   ipv6 = true
   dns  = { enable = false }
   ips  = [{ address = "10.213.9.1", prefix = 24, local_ptr = true }]
