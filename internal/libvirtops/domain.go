@@ -19,16 +19,8 @@ type Domain struct{ c *libvirtconn.Client }
 // Domains returns the domain adapter on this connection.
 func Domains(c *libvirtconn.Client) Domain { return Domain{c: c} }
 
-var domainLookup = uuidLookup{
-	byUUID: func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-		o, err := l.DomainLookupByUUID(u)
-		return o.UUID, err
-	},
-	byName: func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-		o, err := l.DomainLookupByName(name)
-		return o.UUID, err
-	},
-}
+var domainLookup = lookupBy((*libvirt.Libvirt).DomainLookupByUUID, (*libvirt.Libvirt).DomainLookupByName,
+	func(o libvirt.Domain) libvirt.UUID { return o.UUID })
 
 // LookUp resolves an import ID (UUID or name) to the domain's UUID.
 func (d Domain) LookUp(ctx context.Context, importID string) (string, error) {

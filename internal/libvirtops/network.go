@@ -17,16 +17,8 @@ type Network struct{ c *libvirtconn.Client }
 // Networks returns the network adapter on this connection.
 func Networks(c *libvirtconn.Client) Network { return Network{c: c} }
 
-var networkLookup = uuidLookup{
-	byUUID: func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-		o, err := l.NetworkLookupByUUID(u)
-		return o.UUID, err
-	},
-	byName: func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-		o, err := l.NetworkLookupByName(name)
-		return o.UUID, err
-	},
-}
+var networkLookup = lookupBy((*libvirt.Libvirt).NetworkLookupByUUID, (*libvirt.Libvirt).NetworkLookupByName,
+	func(o libvirt.Network) libvirt.UUID { return o.UUID })
 
 // LookUp resolves an import ID (UUID or name) to the network's UUID.
 func (n Network) LookUp(ctx context.Context, importID string) (string, error) {

@@ -18,16 +18,8 @@ type Nwfilter struct{ c *libvirtconn.Client }
 // Nwfilters returns the network filter adapter on this connection.
 func Nwfilters(c *libvirtconn.Client) Nwfilter { return Nwfilter{c: c} }
 
-var nwfilterLookup = uuidLookup{
-	byUUID: func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-		o, err := l.NwfilterLookupByUUID(u)
-		return o.UUID, err
-	},
-	byName: func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-		o, err := l.NwfilterLookupByName(name)
-		return o.UUID, err
-	},
-}
+var nwfilterLookup = lookupBy((*libvirt.Libvirt).NwfilterLookupByUUID, (*libvirt.Libvirt).NwfilterLookupByName,
+	func(o libvirt.Nwfilter) libvirt.UUID { return o.UUID })
 
 // LookUp resolves an import ID (UUID or name) to the filter's UUID.
 func (f Nwfilter) LookUp(ctx context.Context, importID string) (string, error) {

@@ -18,16 +18,8 @@ type Pool struct{ c *libvirtconn.Client }
 // Pools returns the pool adapter on this connection.
 func Pools(c *libvirtconn.Client) Pool { return Pool{c: c} }
 
-var poolLookup = uuidLookup{
-	byUUID: func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-		o, err := l.StoragePoolLookupByUUID(u)
-		return o.UUID, err
-	},
-	byName: func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-		o, err := l.StoragePoolLookupByName(name)
-		return o.UUID, err
-	},
-}
+var poolLookup = lookupBy((*libvirt.Libvirt).StoragePoolLookupByUUID, (*libvirt.Libvirt).StoragePoolLookupByName,
+	func(o libvirt.StoragePool) libvirt.UUID { return o.UUID })
 
 // LookUp resolves an import ID (UUID or name) to the pool's UUID.
 func (p Pool) LookUp(ctx context.Context, importID string) (string, error) {

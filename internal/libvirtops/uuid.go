@@ -45,10 +45,26 @@ func NewUUID() string {
 }
 
 // uuidLookup finds an object of one kind by UUID or by name and returns its
-// UUID; each adapter supplies the two libvirt calls.
+// UUID; each adapter supplies the two libvirt calls (lookupBy).
 type uuidLookup struct {
 	byUUID func(*libvirt.Libvirt, libvirt.UUID) (libvirt.UUID, error)
 	byName func(*libvirt.Libvirt, string) (libvirt.UUID, error)
+}
+
+// lookupBy makes the uuidLookup of a kind from go-libvirt's two look-up
+// methods and the object's UUID field.
+func lookupBy[O any](byUUID func(*libvirt.Libvirt, libvirt.UUID) (O, error), byName func(*libvirt.Libvirt, string) (O, error),
+	uuidOf func(O) libvirt.UUID) uuidLookup {
+	return uuidLookup{
+		byUUID: func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
+			o, err := byUUID(l, u)
+			return uuidOf(o), err
+		},
+		byName: func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
+			o, err := byName(l, name)
+			return uuidOf(o), err
+		},
+	}
 }
 
 // importID resolves an import ID: a UUID when it parses as one, else a name.
