@@ -76,6 +76,16 @@ func buildModel[T any](policy Policy) (*Model[T], error) {
 		}
 		n.required = true
 	}
+	for p, value := range policy.Elided {
+		n, err := lookup(root, p)
+		if err != nil {
+			return nil, err
+		}
+		if n.kind != kindString || value == "" {
+			return nil, fmt.Errorf("xmlschema: elided path %q must be a string attribute with a value", p)
+		}
+		n.elided = value
+	}
 	for _, p := range policy.Sensitive {
 		n, err := lookup(root, p)
 		if err != nil {

@@ -68,7 +68,10 @@ type node struct {
 	volatile    bool // a computed value that changes by itself (sizes): unknown in every changing plan
 	hasComputed bool // this node or a descendant is computed
 	sensitive   bool
-	required    bool // a top-level attribute the document cannot be defined without
+	// elided: the value libvirt applies but leaves out of the stored
+	// definition (policy Elided); empty when there is none
+	elided   string
+	required bool // a top-level attribute the document cannot be defined without
 	// extra: not XML (Policy.Extra); desc is its description
 	extra bool
 	desc  string

@@ -27,6 +27,13 @@ type Policy struct {
 	// document without (a name): required in the schema, so that validate
 	// reports them before any plan.
 	Required []string
+	// Elided gives attribute paths (string leaves) and the value libvirt
+	// leaves out of the definition it stores although it applies it: a value
+	// it fills in again when the domain starts. Reading the definition back
+	// then finds nothing there; Reconcile keeps the user's value when it is
+	// this one and libvirt reports none, and list elements still match.
+	// Another value libvirt does store, so it shows as drift as usual.
+	Elided map[string]string
 	// Sensitive lists attribute paths holding secrets.
 	Sensitive []string
 	// Identity gives, per list path, the element attribute paths that identify

@@ -18,6 +18,10 @@ var DomainPolicy = Policy{
 		"devices.disks":      {"target.dev"},
 		"devices.interfaces": {"mac.address"},
 	},
+	// A unix channel without a path (the guest agent's, as dmacvicar/libvirt 0.9.x's users write it with
+	// mode = "bind"): libvirt generates the path when the domain starts and leaves <source mode='bind'/>
+	// out of the stored definition, so the mode read back is empty although libvirt binds.
+	Elided:      map[string]string{"devices.channels.source.unix.mode": "bind"},
 	DefaultUnit: "KiB",
 	Extra: []ExtraAttribute{{
 		// dmacvicar/libvirt 0.9.x waits for an address at create with this; its configurations keep working

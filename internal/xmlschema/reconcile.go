@@ -89,6 +89,9 @@ func (n *node) reconcile(prior, live tftypes.Value) tftypes.Value {
 		if isEmpty(prior) || n.leftOutByLibvirt(prior) {
 			return prior // [] or "" or {} the user wrote, or a default: libvirt writes nothing for it
 		}
+		if n.isElided(prior) {
+			return prior // libvirt applies it but does not store it
+		}
 		return live
 	}
 	switch n.kind {
@@ -200,7 +203,7 @@ func (n *node) attrsAgree(pa, la map[string]tftypes.Value) bool {
 		}
 		l, ok := la[c.name]
 		if !ok || l.IsNull() {
-			if c.leftOutByLibvirt(p) {
+			if c.leftOutByLibvirt(p) || c.isElided(p) {
 				continue
 			}
 			return false
@@ -245,6 +248,16 @@ func (n *node) attrsAgree(pa, la map[string]tftypes.Value) bool {
 		}
 	}
 	return true
+}
+
+// isElided reports whether prior is the value libvirt applies without
+// storing it at this node (policy Elided).
+func (n *node) isElided(prior tftypes.Value) bool {
+	if n.elided == "" || n.kind != kindString || prior.IsNull() || !prior.IsKnown() {
+		return false
+	}
+	var s string
+	return prior.As(&s) == nil && s == n.elided
 }
 
 func unitFactor(v tftypes.Value, def string) (*big.Int, bool) {
