@@ -1,5 +1,7 @@
 // Package provider implements the virtxml/libvirt provider: its configuration
-// and the resources and data sources it serves.
+// and the resources and data sources it serves. It speaks Terraform (schemas,
+// plans, diagnostics, state, the host routing); every libvirt call is
+// internal/libvirtops's, and this package does not import go-libvirt.
 package provider
 
 import (
