@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -46,7 +47,7 @@ func domainHostAttribute() schema.Attribute {
 // a move needs both hosts.
 func (r *domainResource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.Base.Configure(ctx, req, resp)
-	r.hosts, _ = req.ProviderData.(*hostSet)
+	r.hosts, _ = req.ProviderData.(*hostroute.Set)
 }
 
 // MovesBetweenHosts: a domain moves to another host in place (live
@@ -55,29 +56,15 @@ func (r *domainResource) MovesBetweenHosts() {}
 
 var _ treeresource.Movable = (*domainResource)(nil)
 
-// hostAttr reads the host attribute of a resource value.
-func hostAttr(attrs map[string]tftypes.Value) hostRef {
-	v, ok := attrs[attrHost]
-	switch {
-	case !ok || v.IsNull():
-		return hostRef{null: true}
-	case !v.IsKnown():
-		return hostRef{unknown: true}
-	}
-	var s string
-	_ = v.As(&s)
-	return hostRef{name: s}
-}
-
 // move is a planned change of host.
 type move struct {
-	from, to hostRef
+	from, to hostroute.Ref
 	src, dst *libvirtconn.Client // nil while unknown at plan
 }
 
 // ends are the two hosts of the move for libvirtops.
 func (m *move) ends() libvirtops.MoveEnds {
-	return libvirtops.MoveEnds{Src: m.src, Dst: m.dst, From: m.from.label(), To: m.to.label()}
+	return libvirtops.MoveEnds{Src: m.src, Dst: m.dst, From: m.from.Label(), To: m.to.Label()}
 }
 
 // plannedMove returns the move between state and plan, nil when the host
@@ -86,16 +73,16 @@ func (r *domainResource) plannedMove(state, plan map[string]tftypes.Value) (*mov
 	if r.hosts == nil {
 		return nil, nil
 	}
-	from, to := hostAttr(state), hostAttr(plan)
-	if r.hosts.sameHost(from, to) {
+	from, to := hostroute.RefOf(state), hostroute.RefOf(plan)
+	if r.hosts.SameHost(from, to) {
 		return nil, nil
 	}
 	m := &move{from: from, to: to}
 	var err error
-	if m.src, err = r.hosts.client(from); err != nil {
+	if m.src, err = r.hosts.Client(from); err != nil {
 		return nil, err
 	}
-	if m.dst, err = r.hosts.client(to); err != nil {
+	if m.dst, err = r.hosts.Client(to); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -125,7 +112,7 @@ func (r *domainResource) planMove(ctx context.Context, resp *resource.ModifyPlan
 	case err != nil:
 		resp.Diagnostics.AddAttributeError(path.Root(attrHost), "Cannot check the move of the domain", err.Error())
 	case len(problems) > 0:
-		resp.Diagnostics.AddAttributeError(path.Root(attrHost), "The domain cannot move to "+m.to.label(), moveRefusal(m, problems))
+		resp.Diagnostics.AddAttributeError(path.Root(attrHost), "The domain cannot move to "+m.to.Label(), moveRefusal(m, problems))
 	}
 	return true
 }
@@ -134,7 +121,7 @@ func moveRefusal(m *move, problems []string) string {
 	return fmt.Sprintf("The domain cannot move from %s to %s:\n  - %s\n"+
 		"A domain moves only when the new host sees its disks under the same paths (a storage pool over shared "+
 		"storage defined on both hosts, or network storage) and has the networks it uses.",
-		m.from.label(), m.to.label(), strings.Join(problems, "\n  - "))
+		m.from.Label(), m.to.Label(), strings.Join(problems, "\n  - "))
 }
 
 // applyMove moves the domain before the rest of Update runs on its new host.
@@ -163,12 +150,12 @@ func (r *domainResource) applyMove(ctx context.Context, req resource.UpdateReque
 		return fail("Cannot move domain", err.Error())
 	}
 	if len(problems) > 0 {
-		return fail("The domain cannot move to "+m.to.label(), moveRefusal(m, problems))
+		return fail("The domain cannot move to "+m.to.Label(), moveRefusal(m, problems))
 	}
 	started := time.Now()
-	how, moved, err := libvirtops.MoveDomain(ctx, m.ends(), id, r.hosts.migrateUnsafe(m.to))
+	how, moved, err := libvirtops.MoveDomain(ctx, m.ends(), id, r.hosts.MigrateUnsafe(m.to))
 	if err != nil {
-		detail := fmt.Sprintf("moving the domain from %s to %s: %v", m.from.label(), m.to.label(), err)
+		detail := fmt.Sprintf("moving the domain from %s to %s: %v", m.from.Label(), m.to.Label(), err)
 		if !moved {
 			return fail("Cannot move domain", detail)
 		}
@@ -178,7 +165,7 @@ func (r *domainResource) applyMove(ctx context.Context, req resource.UpdateReque
 		resp.State.Raw = tftypes.NewValue(req.State.Raw.Type(), state)
 		return false
 	}
-	tflog.Info(ctx, "domain moved", map[string]any{"from": m.from.label(), "to": m.to.label(), "how": how,
+	tflog.Info(ctx, "domain moved", map[string]any{"from": m.from.Label(), "to": m.to.Label(), "how": how,
 		"seconds": time.Since(started).Seconds()})
 	return true
 }

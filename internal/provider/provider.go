@@ -13,11 +13,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
 // DefaultURI is used when neither the uri attribute nor LIBVIRT_DEFAULT_URI is set.
-const DefaultURI = "qemu:///system"
+const DefaultURI = hostroute.DefaultURI
 
 var _ provider.Provider = (*libvirtProvider)(nil)
 
@@ -25,12 +26,15 @@ type libvirtProvider struct {
 	version string
 	// hosts are the configured connections (hosts.go), kept for the
 	// protocol server's own planning path (ProtocolServer).
-	hosts *hostSet
+	hosts *hostroute.Set
 }
 
 // New returns the provider factory used by main and by acceptance tests.
 // providerTypeName prefixes every resource and data source type name.
 const providerTypeName = "libvirt"
+
+// attrHost is the resource attribute naming the host (internal/hostroute).
+const attrHost = treeresource.HostAttr
 
 func New(version string) func() provider.Provider {
 	return func() provider.Provider { return &libvirtProvider{version: version} }
@@ -62,7 +66,7 @@ func providerSchema() schema.Schema {
 					"Defaults to LIBVIRT_DEFAULT_URI, else " + DefaultURI + ". SSH host keys are verified against known_hosts unless no_verify=1. " +
 					"Resources without `host` live here.",
 			},
-			"hosts": hostsSchemaAttribute(),
+			"hosts": hostroute.SchemaAttribute(),
 		},
 	}
 }
@@ -77,7 +81,7 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 	// With a computed uri, resources on it plan without talking to libvirt.
-	hosts := newHostSet(ctx, cfg.URI.ValueString(), !cfg.URI.IsUnknown(), cfg.Hosts, &resp.Diagnostics)
+	hosts := hostroute.NewSet(ctx, cfg.URI.ValueString(), !cfg.URI.IsUnknown(), cfg.Hosts, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

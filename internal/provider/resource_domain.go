@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -38,7 +39,7 @@ func NewDomainResource() resource.Resource {
 
 type domainResource struct {
 	treeresource.Base[libvirtxml.Domain]
-	hosts *hostSet // the provider's hosts, for a move (domain_move.go)
+	hosts *hostroute.Set // the provider's hosts, for a move (domain_move.go)
 }
 
 // The domain's own (provider-level) attributes, beside the XML tree.

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
@@ -141,8 +142,8 @@ func TestDomainSnapshotParseID(t *testing.T) {
 
 // snapshotPlanFixture is an unchanged internal snapshot's config and state
 // as the protocol carries them.
-func snapshotPlanFixture(b testing.TB) (*hostServer, *tfprotov6.PlanResourceChangeRequest, tftypes.Type) {
-	srv := ProtocolServer("bench")().(*hostServer)
+func snapshotPlanFixture(b testing.TB) (*hostroute.Server, *tfprotov6.PlanResourceChangeRequest, tftypes.Type) {
+	srv := ProtocolServer("bench")().(*hostroute.Server)
 	ctx := context.Background()
 	sch, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
