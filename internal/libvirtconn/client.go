@@ -53,6 +53,19 @@ type Client struct {
 	// transports maps each open connection to its transport, so that a
 	// cancelled operation can close it (AbortOnDone)
 	transports sync.Map // *libvirt.Libvirt -> net.Conn
+
+	// attached is the state other packages keep per connection (Attached)
+	attachedOnce sync.Once
+	attached     any
+}
+
+// Attached returns the state another package keeps for this connection
+// (libvirtops' host object: caches and locks), made by make on first use.
+// It lives and ends with the client, so no process-wide map keyed by
+// client outlives a provider instance. All callers pass the same make.
+func (c *Client) Attached(make func() any) any {
+	c.attachedOnce.Do(func() { c.attached = make() })
+	return c.attached
 }
 
 // Warning is a condition the user should see on every run (for example host

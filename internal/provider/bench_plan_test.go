@@ -6,11 +6,12 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 )
 
 // planFixture is a trivial domain's config/prior state as the protocol carries them.
-func planFixture(b *testing.B) (*hostServer, *tfprotov6.PlanResourceChangeRequest) {
-	srv := ProtocolServer("bench")().(*hostServer)
+func planFixture(b *testing.B) (*hostroute.Server, *tfprotov6.PlanResourceChangeRequest) {
+	srv := ProtocolServer("bench")().(*hostroute.Server)
 	ctx := context.Background()
 	sch, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {

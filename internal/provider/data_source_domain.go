@@ -3,10 +3,10 @@ package provider
 import (
 	"context"
 
-	"github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -18,7 +18,6 @@ func NewDomainDataSource() treeresource.DataSource {
 }
 
 func domainDataSpec() treeresource.DataSpec[libvirtxml.Domain] {
-	r := &domainResource{} // its Fetch uses only the client it is given
 	return treeresource.DataSpec[libvirtxml.Domain]{
 		Name:  "domain",
 		Model: xmlschema.Domain(),
@@ -41,16 +40,9 @@ func domainDataSpec() treeresource.DataSpec[libvirtxml.Domain] {
 			attrConsoleURLs: "Graphical console URLs of the running domain, read from its live definition (vnc://host:port, spice://host:port; host is the connection's host); empty when it is not running.",
 		},
 		Find: func(ctx context.Context, c *libvirtconn.Client, by map[string]string) (string, error) {
-			return treeresource.FindByNameOrUUID(ctx, c, by,
-				func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-					o, err := l.DomainLookupByUUID(u)
-					return o.UUID, err
-				},
-				func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-					o, err := l.DomainLookupByName(name)
-					return o.UUID, err
-				})
+			return libvirtops.Domains(c).Find(ctx, by)
 		},
-		Fetch: r.Fetch,
+
+		Fetch: fetchDomain,
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -17,9 +16,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -59,11 +58,9 @@ var addrSourceOrder = map[string][]string{
 	addrSourceAny:   {addrSourceLease, addrSourceAgent, addrSourceARP},
 }
 
-var addrSourceCode = map[string]libvirt.DomainInterfaceAddressesSource{
-	addrSourceLease: libvirt.DomainInterfaceAddressesSrcLease,
-	addrSourceAgent: libvirt.DomainInterfaceAddressesSrcAgent,
-	addrSourceARP:   libvirt.DomainInterfaceAddressesSrcArp,
-}
+// domainName is a domain found by lookupDomain: its UUID, and its name for
+// messages.
+type domainName struct{ uuid, name string }
 
 type domainInterfaceAddressesModel struct {
 	ID            types.String          `tfsdk:"id"`
@@ -183,7 +180,7 @@ func (d *domainInterfaceAddressesDataSource) Read(ctx context.Context, req datas
 		source = addrSourceLease
 	}
 
-	dom, uuid := d.lookupDomain(ctx, cfg.Domain.ValueString(), &resp.Diagnostics)
+	dom := d.lookupDomain(ctx, cfg.Domain.ValueString(), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -198,7 +195,7 @@ func (d *domainInterfaceAddressesDataSource) Read(ctx context.Context, req datas
 		return
 	}
 
-	cfg.ID = types.StringValue(uuid)
+	cfg.ID = types.StringValue(dom.uuid)
 	cfg.Source = types.StringValue(source)
 	cfg.Interfaces = result
 	if cfg.Interfaces == nil {
@@ -209,27 +206,18 @@ func (d *domainInterfaceAddressesDataSource) Read(ctx context.Context, req datas
 }
 
 // lookupDomain finds the domain by UUID when ref parses as one, else by name.
-func (d *domainInterfaceAddressesDataSource) lookupDomain(ctx context.Context, ref string, diags *diag.Diagnostics) (libvirt.Domain, string) {
-	var dom libvirt.Domain
-	err := d.client.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		if uuid, perr := treeresource.ParseUUID(ref); perr == nil {
-			dom, err = l.DomainLookupByUUID(uuid)
-		} else {
-			dom, err = l.DomainLookupByName(ref)
-		}
-		return err
-	})
+func (d *domainInterfaceAddressesDataSource) lookupDomain(ctx context.Context, ref string, diags *diag.Diagnostics) domainName {
+	uuid, name, err := libvirtops.Domains(d.client).Identify(ctx, ref)
 	if libvirtconn.IsNotFound(err) {
 		diags.AddAttributeError(path.Root("domain"), "Domain not found",
 			fmt.Sprintf("No domain with UUID or name %q exists on %s.", ref, d.client.URI()))
-		return dom, ""
+		return domainName{}
 	}
 	if err != nil {
 		diags.AddAttributeError(path.Root("domain"), "Cannot look up domain", fmt.Sprintf("Looking up domain %q: %v", ref, err))
-		return dom, ""
+		return domainName{}
 	}
-	return dom, treeresource.UUIDString(dom.UUID)
+	return domainName{uuid: uuid, name: name}
 }
 
 // sourceObservation is what one source said in one poll.
@@ -260,26 +248,21 @@ func (o sourceObservation) String() string {
 	return o.source + ": " + strings.Join(parts, "; ")
 }
 
-// poll asks each source in order and returns what each said. A source that
+// pollAddresses asks each source in order and returns what each said. A source that
 // has a usable address ends the round early. Errors other than "not yet"
 // conditions are returned as err.
-func (d *domainInterfaceAddressesDataSource) poll(ctx context.Context, dom libvirt.Domain, source string) ([]sourceObservation, error) {
+func pollAddresses(ctx context.Context, c *libvirtconn.Client, dom domainName, source string) ([]sourceObservation, error) {
 	var seen []sourceObservation
 	for _, s := range addrSourceOrder[source] {
-		var raw []libvirt.DomainInterface
-		err := d.client.Do(ctx, func(l *libvirt.Libvirt) error {
-			var err error
-			raw, err = l.DomainInterfaceAddresses(dom, uint32(addrSourceCode[s]), 0)
-			return err
-		})
+		raw, err := libvirtops.Domains(c).Addresses(ctx, dom.uuid, s)
 		obs := sourceObservation{source: s}
 		switch {
 		case err == nil:
 			obs.interfaces = convertInterfaces(raw)
-		case addressesNotYet(err):
+		case libvirtops.AddressesNotYet(err):
 			obs.err = err
 		default:
-			return seen, fmt.Errorf("reading addresses of domain %s from %s: %w", dom.Name, s, err)
+			return seen, fmt.Errorf("reading addresses of domain %s from %s: %w", dom.name, s, err)
 		}
 		seen = append(seen, obs)
 		if len(usableIPv4(obs.interfaces)) > 0 {
@@ -287,20 +270,6 @@ func (d *domainInterfaceAddressesDataSource) poll(ctx context.Context, dom libvi
 		}
 	}
 	return seen, nil
-}
-
-// addressesNotYet reports errors that mean "no addresses at this moment":
-// the domain is not running, or its guest agent is not (yet) answering.
-func addressesNotYet(err error) bool {
-	var le *libvirtconn.Error
-	if !errors.As(err, &le) {
-		return false
-	}
-	switch le.Code {
-	case libvirt.ErrOperationInvalid, libvirt.ErrAgentUnresponsive, libvirt.ErrAgentCommandTimeout, libvirt.ErrAgentCommandFailed:
-		return true
-	}
-	return false
 }
 
 // connectionLost reports errors of the transport rather than answers of
@@ -327,8 +296,8 @@ func pick(seen []sourceObservation) []domainInterfaceData {
 	return nil
 }
 
-func (d *domainInterfaceAddressesDataSource) readOnce(ctx context.Context, dom libvirt.Domain, source string, diags *diag.Diagnostics) []domainInterfaceData {
-	seen, err := d.poll(ctx, dom, source)
+func (d *domainInterfaceAddressesDataSource) readOnce(ctx context.Context, dom domainName, source string, diags *diag.Diagnostics) []domainInterfaceData {
+	seen, err := pollAddresses(ctx, d.client, dom, source)
 	if err != nil {
 		diags.AddError("Cannot read domain interface addresses", err.Error())
 		return nil
@@ -339,14 +308,14 @@ func (d *domainInterfaceAddressesDataSource) readOnce(ctx context.Context, dom l
 		for _, o := range seen {
 			lines = append(lines, o.String())
 		}
-		diags.AddWarning("No interface addresses for domain "+dom.Name,
+		diags.AddWarning("No interface addresses for domain "+dom.name,
 			"No source could report addresses yet:\n"+strings.Join(lines, "\n")+
 				"\nSet wait = { timeout = \"5m\" } to poll until the guest has an address.")
 	}
 	return result
 }
 
-func (d *domainInterfaceAddressesDataSource) readWaiting(ctx context.Context, dom libvirt.Domain, source string, w addrWaitModel, diags *diag.Diagnostics) []domainInterfaceData {
+func (d *domainInterfaceAddressesDataSource) readWaiting(ctx context.Context, dom domainName, source string, w addrWaitModel, diags *diag.Diagnostics) []domainInterfaceData {
 	timeout := defaultAddrWaitTimeout
 	if !w.Timeout.IsNull() {
 		timeout, _ = time.ParseDuration(w.Timeout.ValueString()) // validated
@@ -367,7 +336,7 @@ func (d *domainInterfaceAddressesDataSource) readWaiting(ctx context.Context, do
 	delay := addrPollFirstDelay
 	last := map[string]sourceObservation{}
 	for {
-		seen, err := d.poll(ctx, dom, source)
+		seen, err := pollAddresses(ctx, d.client, dom, source)
 		switch {
 		case err == nil:
 		case connectionLost(err):
@@ -387,7 +356,7 @@ func (d *domainInterfaceAddressesDataSource) readWaiting(ctx context.Context, do
 		if remaining <= 0 {
 			break
 		}
-		tflog.Debug(ctx, "waiting for domain interface addresses", map[string]any{"domain": dom.Name, "retry_in": delay.String()})
+		tflog.Debug(ctx, "waiting for domain interface addresses", map[string]any{"domain": dom.name, "retry_in": delay.String()})
 		select {
 		case <-ctx.Done():
 			diags.AddError("Waiting for domain interface addresses cancelled", ctx.Err().Error())
@@ -409,26 +378,16 @@ func (d *domainInterfaceAddressesDataSource) readWaiting(ctx context.Context, do
 	}
 	diags.AddAttributeError(path.Root("wait"), "Timed out waiting for domain interface addresses",
 		fmt.Sprintf("Domain %s had no %s after %s (wait.until = %q, source = %q). Last seen:\n%s",
-			dom.Name, what, timeout, waitFor, source, strings.Join(lines, "\n")))
+			dom.name, what, timeout, waitFor, source, strings.Join(lines, "\n")))
 	return nil
 }
 
 // domainMACs lists the MAC addresses of the interfaces in the domain's live
 // definition (libvirt fills in generated MACs).
-func (d *domainInterfaceAddressesDataSource) domainMACs(ctx context.Context, dom libvirt.Domain, diags *diag.Diagnostics) []string {
-	var doc string
-	err := d.client.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		doc, err = l.DomainGetXMLDesc(dom, 0)
-		return err
-	})
+func (d *domainInterfaceAddressesDataSource) domainMACs(ctx context.Context, dom domainName, diags *diag.Diagnostics) []string {
+	def, err := libvirtops.Domains(d.client).LiveDefinition(ctx, dom.uuid)
 	if err != nil {
-		diags.AddError("Cannot read domain definition", fmt.Sprintf("Reading the definition of %s: %v", dom.Name, err))
-		return nil
-	}
-	var def libvirtxml.Domain
-	if err := def.Unmarshal(doc); err != nil {
-		diags.AddError("Cannot parse domain definition", err.Error())
+		diags.AddError("Cannot read domain definition", fmt.Sprintf("Reading the definition of %s: %v", dom.name, err))
 		return nil
 	}
 	var macs []string
@@ -462,19 +421,12 @@ func waitSatisfied(waitFor string, ifaces []domainInterfaceData, wantMACs []stri
 	return true
 }
 
-func convertInterfaces(raw []libvirt.DomainInterface) []domainInterfaceData {
+func convertInterfaces(raw []libvirtops.InterfaceAddresses) []domainInterfaceData {
 	out := make([]domainInterfaceData, 0, len(raw))
 	for _, r := range raw {
-		iface := domainInterfaceData{Name: r.Name, Addrs: []domainIPAddress{}}
-		if len(r.Hwaddr) > 0 {
-			iface.Hwaddr = strings.ToLower(r.Hwaddr[0])
-		}
+		iface := domainInterfaceData{Name: r.Name, Hwaddr: r.Hwaddr, Addrs: make([]domainIPAddress, 0, len(r.Addrs))}
 		for _, a := range r.Addrs {
-			typ := "ipv4"
-			if libvirt.IPAddrType(a.Type) == libvirt.IPAddrTypeIpv6 {
-				typ = "ipv6"
-			}
-			iface.Addrs = append(iface.Addrs, domainIPAddress{Type: typ, Addr: a.Addr, Prefix: int64(a.Prefix)})
+			iface.Addrs = append(iface.Addrs, domainIPAddress{Type: a.Type, Addr: a.Addr, Prefix: a.Prefix})
 		}
 		out = append(out, iface)
 	}

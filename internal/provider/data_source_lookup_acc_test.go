@@ -292,38 +292,3 @@ func TestAccLookupNotFound(t *testing.T) {
 		})
 	}
 }
-
-// TestLookupArgumentErrors: a configuration that gives no way, two ways or
-// half a way to find the object is refused at validation, naming the
-// attribute (tofu only, no libvirtd: make unit).
-func TestLookupArgumentErrors(t *testing.T) {
-	cases := map[string]struct{ config, want string }{
-		"network: none": {`data "libvirt_network" "x" {}`, `Missing lookup argument.*Give\s+` + "`name` or `uuid`" + `\s+to\s+find\s+the\s+network`},
-		"network: both": {fmt.Sprintf(`data "libvirt_network" "x" {
-  name = "a"
-  uuid = %q
-}`, lookupMissing), `Ambiguous lookup.*` + "`uuid` cannot be combined with `name`"},
-		"domain: both": {fmt.Sprintf(`data "libvirt_domain" "x" {
-  name = "a"
-  uuid = %q
-}`, lookupMissing), `Ambiguous lookup.*` + "`uuid` cannot be combined with `name`"},
-		"pool: bad uuid":   {`data "libvirt_pool" "x" { uuid = "not-a-uuid" }`, `Invalid lookup argument.*` + "`uuid`" + `: "not-a-uuid" is not a UUID`},
-		"pool: empty name": {`data "libvirt_pool" "x" { name = "" }`, `Invalid lookup argument.*` + "`name` is empty"},
-		"volume: no pool":  {`data "libvirt_volume" "x" { name = "a.qcow2" }`, `Incomplete lookup.*` + "`pool` is required with `name`"},
-		"volume: no name":  {`data "libvirt_volume" "x" { pool = "p" }`, `Incomplete lookup.*` + "`name` is required with `pool`"},
-		"volume: key+name": {`data "libvirt_volume" "x" {
-  name = "a.qcow2"
-  key  = "/k"
-}`, `Ambiguous lookup.*` + "`key` cannot be combined with `name`"},
-		"volume: none": {`data "libvirt_volume" "x" {}`, "Give `pool` with `name`, or `key`" + `\s+to\s+find\s+the\s+volume`},
-		"domain: read-only": {`data "libvirt_domain" "x" {
-  name   = "a"
-  memory = 64
-}`, `Invalid Configuration for Read-Only Attribute.*` + "`memory` is read-only"},
-	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			testUnitPlanError(t, c.config, `(?s)`+c.want)
-		})
-	}
-}

@@ -3,10 +3,10 @@ package provider
 import (
 	"context"
 
-	"github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -14,7 +14,6 @@ import (
 // NewNetworkDataSource returns data.libvirt_network: an existing network
 // found by name or UUID, read-only.
 func NewNetworkDataSource() treeresource.DataSource {
-	r := &networkResource{} // its Fetch uses only the client it is given
 	return treeresource.NewDataSource(treeresource.DataSpec[libvirtxml.Network]{
 		Name:  "network",
 		Model: xmlschema.Network(),
@@ -35,16 +34,9 @@ func NewNetworkDataSource() treeresource.DataSource {
 			"running":   "Whether the network is started.",
 		},
 		Find: func(ctx context.Context, c *libvirtconn.Client, by map[string]string) (string, error) {
-			return treeresource.FindByNameOrUUID(ctx, c, by,
-				func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-					o, err := l.NetworkLookupByUUID(u)
-					return o.UUID, err
-				},
-				func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-					o, err := l.NetworkLookupByName(name)
-					return o.UUID, err
-				})
+			return libvirtops.Networks(c).Find(ctx, by)
 		},
-		Fetch: r.Fetch,
+
+		Fetch: fetchNetwork,
 	})
 }

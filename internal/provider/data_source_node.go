@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -17,6 +16,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -116,34 +116,17 @@ func (d *nodeInfoDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() || !treeresource.RequireClient(d.client, &resp.Diagnostics) {
 		return
 	}
-	var (
-		model                                [32]int8
-		memory                               uint64
-		cpus, nodes, sockets, cores, threads int32
-		capsXML                              string
-	)
-	err := d.client.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		model, memory, cpus, _, nodes, sockets, cores, threads, err = l.NodeGetInfo()
-		if err != nil {
-			return fmt.Errorf("virNodeGetInfo: %w", err)
-		}
-		capsXML, err = l.ConnectGetCapabilities()
-		if err != nil {
-			return fmt.Errorf("reading host capabilities: %w", err)
-		}
-		return nil
-	})
+	info, err := libvirtops.Nodes(d.client).Info(ctx)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read host node information", libvirtconn.WrapError(err).Error())
+		resp.Diagnostics.AddError("Cannot read host node information", err.Error())
 		return
 	}
 	var caps libvirtxml.Caps
-	if err := caps.Unmarshal(capsXML); err != nil {
+	if err := caps.Unmarshal(info.CapsXML); err != nil {
 		resp.Diagnostics.AddError("Cannot parse host capabilities", err.Error())
 		return
 	}
-	numa := int64(nodes)
+	numa := int64(info.Nodes)
 	if caps.Host.NUMA != nil && caps.Host.NUMA.Cells != nil && caps.Host.NUMA.Cells.Num > 0 {
 		numa = int64(caps.Host.NUMA.Cells.Num)
 	}
@@ -154,28 +137,16 @@ func (d *nodeInfoDataSource) Read(ctx context.Context, req datasource.ReadReques
 
 	state := nodeInfoModel{
 		ID:                types.StringValue(caps.Host.UUID),
-		CPUModel:          types.StringValue(int8String(model[:])),
+		CPUModel:          types.StringValue(info.CPUModel),
 		CPUModelName:      types.StringValue(modelName),
-		CPUSockets:        types.Int64Value(int64(sockets)),
-		CPUCoresPerSocket: types.Int64Value(int64(cores)),
-		CPUThreadsPerCore: types.Int64Value(int64(threads)),
-		CPUCoresTotal:     types.Int64Value(int64(cpus)),
-		MemoryTotalKB:     types.Int64Value(int64(memory)),
+		CPUSockets:        types.Int64Value(int64(info.Sockets)),
+		CPUCoresPerSocket: types.Int64Value(int64(info.Cores)),
+		CPUThreadsPerCore: types.Int64Value(int64(info.Threads)),
+		CPUCoresTotal:     types.Int64Value(int64(info.CPUs)),
+		MemoryTotalKB:     types.Int64Value(int64(info.MemoryKiB)),
 		NUMANodes:         types.Int64Value(numa),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
-}
-
-// int8String reads the NUL-terminated C string of a fixed-size RPC field.
-func int8String(a []int8) string {
-	b := make([]byte, 0, len(a))
-	for _, c := range a {
-		if c == 0 {
-			break
-		}
-		b = append(b, byte(c))
-	}
-	return string(b)
 }
 
 // ---- libvirt_node_devices ---------------------------------------------------
@@ -193,43 +164,7 @@ type nodeDevicesModel struct {
 	Devices    types.Set    `tfsdk:"devices"`
 }
 
-// nodeDeviceCapFlags maps the capability names `virsh nodedev-list --cap`
-// accepts (and 0.9.7's `ccw_group`) to virConnectListAllNodeDevices flags.
-var nodeDeviceCapFlags = map[string]libvirt.ConnectListAllNodeDeviceFlags{
-	"system":       libvirt.ConnectListNodeDevicesCapSystem,
-	"pci":          libvirt.ConnectListNodeDevicesCapPciDev,
-	"usb_device":   libvirt.ConnectListNodeDevicesCapUsbDev,
-	"usb":          libvirt.ConnectListNodeDevicesCapUsbInterface,
-	"net":          libvirt.ConnectListNodeDevicesCapNet,
-	"scsi_host":    libvirt.ConnectListNodeDevicesCapScsiHost,
-	"scsi_target":  libvirt.ConnectListNodeDevicesCapScsiTarget,
-	"scsi":         libvirt.ConnectListNodeDevicesCapScsi,
-	"storage":      libvirt.ConnectListNodeDevicesCapStorage,
-	"fc_host":      libvirt.ConnectListNodeDevicesCapFcHost,
-	"vports":       libvirt.ConnectListNodeDevicesCapVports,
-	"scsi_generic": libvirt.ConnectListNodeDevicesCapScsiGeneric,
-	"drm":          libvirt.ConnectListNodeDevicesCapDrm,
-	"mdev_types":   libvirt.ConnectListNodeDevicesCapMdevTypes,
-	"mdev":         libvirt.ConnectListNodeDevicesCapMdev,
-	"ccw":          libvirt.ConnectListNodeDevicesCapCcwDev,
-	"css":          libvirt.ConnectListNodeDevicesCapCssDev,
-	"vdpa":         libvirt.ConnectListNodeDevicesCapVdpa,
-	"ap_card":      libvirt.ConnectListNodeDevicesCapApCard,
-	"ap_queue":     libvirt.ConnectListNodeDevicesCapApQueue,
-	"ap_matrix":    libvirt.ConnectListNodeDevicesCapApMatrix,
-	"vpd":          libvirt.ConnectListNodeDevicesCapVpd,
-	"ccwgroup":     libvirt.ConnectListNodeDevicesCapCcwgroupDev,
-	"ccw_group":    libvirt.ConnectListNodeDevicesCapCcwgroupDev,
-}
-
-func nodeDeviceCapNames() []string {
-	names := make([]string, 0, len(nodeDeviceCapFlags))
-	for n := range nodeDeviceCapFlags {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func nodeDeviceCapNames() []string { return libvirtops.NodeDeviceCapabilities() }
 
 func (d *nodeDevicesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_node_devices"
@@ -274,34 +209,20 @@ func (d *nodeDevicesDataSource) Read(ctx context.Context, req datasource.ReadReq
 		return
 	}
 	capability := cfg.Capability.ValueString()
-	var flags libvirt.ConnectListAllNodeDeviceFlags
 	id := "all"
 	if capability != "" {
-		f, ok := nodeDeviceCapFlags[capability]
-		if !ok { // the validator already said so; kept for direct calls
+		if !slices.Contains(nodeDeviceCapNames(), capability) { // the validator already said so; kept for direct calls
 			resp.Diagnostics.AddAttributeError(path.Root("capability"), "Unknown capability",
 				fmt.Sprintf("capability %q is not one of %s.", capability, strings.Join(nodeDeviceCapNames(), ", ")))
 			return
 		}
-		flags, id = f, capability
+		id = capability
 	}
-	var names []string
-	err := d.client.Do(ctx, func(l *libvirt.Libvirt) error {
-		devs, _, err := l.ConnectListAllNodeDevices(1, uint32(flags))
-		if err != nil {
-			return err
-		}
-		names = names[:0]
-		for _, dev := range devs {
-			names = append(names, dev.Name)
-		}
-		return nil
-	})
+	names, err := libvirtops.Nodes(d.client).Devices(ctx, capability)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot list host node devices", libvirtconn.WrapError(err).Error())
+		resp.Diagnostics.AddError("Cannot list host node devices", err.Error())
 		return
 	}
-	sort.Strings(names)
 	set, diags := types.SetValueFrom(ctx, types.StringType, names)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -441,14 +362,8 @@ func (d *nodeDeviceInfoDataSource) Read(ctx context.Context, req datasource.Read
 		return
 	}
 	name := cfg.Name.ValueString()
-	var doc string
-	err := d.client.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		doc, err = l.NodeDeviceGetXMLDesc(name, 0)
-		return err
-	})
+	doc, err := libvirtops.Nodes(d.client).DeviceXML(ctx, name)
 	if err != nil {
-		err = libvirtconn.WrapError(err)
 		if libvirtconn.IsNotFound(err) {
 			resp.Diagnostics.AddAttributeError(path.Root("name"), "No such node device",
 				fmt.Sprintf("libvirt has no node device named %q (list them with the libvirt_node_devices data source or `virsh nodedev-list`): %v", name, err))

@@ -3,10 +3,10 @@ package provider
 import (
 	"context"
 
-	"github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -14,7 +14,6 @@ import (
 // NewPoolDataSource returns data.libvirt_pool: an existing storage pool
 // found by name or UUID, read-only.
 func NewPoolDataSource() treeresource.DataSource {
-	r := &poolResource{} // its Fetch uses only the client it is given
 	return treeresource.NewDataSource(treeresource.DataSpec[libvirtxml.StoragePool]{
 		Name:  "pool",
 		Model: xmlschema.StoragePool(),
@@ -34,16 +33,9 @@ func NewPoolDataSource() treeresource.DataSource {
 			"autostart": "Whether the pool starts when libvirtd starts.",
 		},
 		Find: func(ctx context.Context, c *libvirtconn.Client, by map[string]string) (string, error) {
-			return treeresource.FindByNameOrUUID(ctx, c, by,
-				func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-					o, err := l.StoragePoolLookupByUUID(u)
-					return o.UUID, err
-				},
-				func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-					o, err := l.StoragePoolLookupByName(name)
-					return o.UUID, err
-				})
+			return libvirtops.Pools(c).Find(ctx, by)
 		},
-		Fetch: r.Fetch,
+
+		Fetch: fetchPool,
 	})
 }

@@ -3,10 +3,10 @@ package provider
 import (
 	"context"
 
-	"github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -14,7 +14,6 @@ import (
 // NewVolumeDataSource returns data.libvirt_volume: an existing volume found
 // by pool and name, or by key, read-only.
 func NewVolumeDataSource() treeresource.DataSource {
-	r := &volumeResource{} // its Fetch uses only the client it is given
 	return treeresource.NewDataSource(treeresource.DataSpec[libvirtxml.StorageVolume]{
 		Name:  "volume",
 		Model: xmlschema.StorageVolume(),
@@ -34,23 +33,9 @@ func NewVolumeDataSource() treeresource.DataSource {
 			"path": "Path of the volume on the libvirt host (the target path), for use in domain disks.",
 		},
 		Find: func(ctx context.Context, c *libvirtconn.Client, by map[string]string) (string, error) {
-			var key string
-			err := c.Do(ctx, func(l *libvirt.Libvirt) error {
-				if k, ok := by["key"]; ok {
-					vol, err := l.StorageVolLookupByKey(k)
-					key = vol.Key
-					return err
-				}
-				pool, err := l.StoragePoolLookupByName(by["pool"])
-				if err != nil {
-					return err
-				}
-				vol, err := l.StorageVolLookupByName(pool, by["name"])
-				key = vol.Key
-				return err
-			})
-			return key, err
+			return libvirtops.Volumes(c).Find(ctx, by)
 		},
-		Fetch: r.Fetch,
+
+		Fetch: fetchVolume,
 	})
 }

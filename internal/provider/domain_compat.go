@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -99,25 +100,25 @@ func (r *domainResource) ValidateConfig(_ context.Context, req resource.Validate
 	}
 }
 
-// applyCompat reads the compatibility attributes into o.
-func (o *domainOptions) applyCompat(attrs map[string]tftypes.Value) {
+// applyDomainCompat reads the compatibility attributes into o.
+func applyDomainCompat(o *libvirtops.DomainOptions, attrs map[string]tftypes.Value) {
 	create := attrs[attrCreate]
 	if b, ok := nestedBool(create, "paused"); ok {
-		o.paused = b
+		o.Paused = b
 	}
 	if b, ok := nestedBool(create, "force_boot"); ok {
-		o.forceBoot = b
+		o.ForceBoot = b
 	}
-	o.bypassCache, _ = nestedBool(create, "bypass_cache")
-	o.resetNVRAM, _ = nestedBool(create, "reset_nvram")
-	o.validate, _ = nestedBool(create, "validate")
-	o.graceful, _ = nestedBool(attrs[attrDestroy], "graceful")
-	o.destroyShutdown, o.updateShutdown = o.shutdownTimeout, o.shutdownTimeout
+	o.BypassCache, _ = nestedBool(create, "bypass_cache")
+	o.ResetNVRAM, _ = nestedBool(create, "reset_nvram")
+	o.Validate, _ = nestedBool(create, "validate")
+	o.Graceful, _ = nestedBool(attrs[attrDestroy], "graceful")
+	o.DestroyShutdown, o.UpdateShutdown = o.ShutdownTimeout, o.ShutdownTimeout
 	if n, ok := shutdownTimeoutOf(attrs[attrDestroy]); ok && n >= 0 {
-		o.destroyShutdown = time.Duration(n) * time.Second
+		o.DestroyShutdown = time.Duration(n) * time.Second
 	}
 	if n, ok := shutdownTimeoutOf(attrs[attrUpdate]); ok && n >= 0 {
-		o.updateShutdown = time.Duration(n) * time.Second
+		o.UpdateShutdown = time.Duration(n) * time.Second
 	}
 }
 

@@ -4,16 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	"libvirt.org/go/libvirtxml"
 
-	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -21,59 +17,6 @@ import (
 // same host already uses is warned about at plan: two guests with one MAC on
 // one network lose packets, and libvirt does not refuse it. A warning, not
 // an error: replacing a domain (create before destroy) briefly has both.
-
-// hostMACs is the MAC -> domain index of one connection, read once per
-// macIndexTTL and shared by all domains of a plan (one listing and one XML
-// read per domain, instead of one per domain and planned domain).
-type hostMACs struct {
-	mu    sync.Mutex
-	at    time.Time
-	byMAC map[string]macOwner
-}
-
-type macOwner struct{ name, uuid string }
-
-const macIndexTTL = 20 * time.Second
-
-var macIndexes sync.Map // *libvirtconn.Client -> *hostMACs
-
-func macIndexOf(ctx context.Context, c *libvirtconn.Client) (map[string]macOwner, error) {
-	v, _ := macIndexes.LoadOrStore(c, &hostMACs{})
-	h := v.(*hostMACs)
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.byMAC != nil && time.Since(h.at) < macIndexTTL {
-		return h.byMAC, nil
-	}
-	idx := map[string]macOwner{}
-	err := c.Do(ctx, func(l *libvirt.Libvirt) error {
-		doms, _, err := l.ConnectListAllDomains(1, 0)
-		if err != nil {
-			return err
-		}
-		for _, d := range doms {
-			x, err := l.DomainGetXMLDesc(d, libvirt.DomainXMLInactive)
-			if err != nil {
-				continue // gone meanwhile
-			}
-			var def libvirtxml.Domain
-			if def.Unmarshal(x) != nil || def.Devices == nil {
-				continue
-			}
-			for _, i := range def.Devices.Interfaces {
-				if i.MAC != nil && i.MAC.Address != "" {
-					idx[strings.ToLower(i.MAC.Address)] = macOwner{name: d.Name, uuid: treeresource.UUIDString(d.UUID)}
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	h.byMAC, h.at = idx, time.Now()
-	return idx, nil
-}
 
 // warnDuplicateMACs warns about configured MACs (new to this domain) that
 // another domain of the host has.
@@ -91,16 +34,16 @@ func (r *domainResource) warnDuplicateMACs(ctx context.Context, config, state ma
 	if len(fresh) == 0 || r.Client() == nil {
 		return
 	}
-	idx, err := macIndexOf(ctx, r.Client())
+	idx, err := libvirtops.Domains(r.Client()).MACs(ctx)
 	if err != nil {
 		return // the plan goes on; apply reports connection problems
 	}
 	self, _ := treeresource.String(state, "id")
 	for _, m := range fresh {
-		if o, ok := idx[m.mac]; ok && o.uuid != self {
+		if o, ok := idx[m.mac]; ok && o.UUID != self {
 			diags.AddAttributeWarning(path.Root("devices").AtName("interfaces").AtListIndex(m.index).AtName("mac").AtName("address"),
 				"MAC address already in use",
-				fmt.Sprintf("Domain %q (%s) on this host already has an interface with MAC %s. Two guests with one MAC on one network lose traffic; choose another address, or leave mac unset and libvirt generates one.", o.name, o.uuid, m.mac))
+				fmt.Sprintf("Domain %q (%s) on this host already has an interface with MAC %s. Two guests with one MAC on one network lose traffic; choose another address, or leave mac unset and libvirt generates one.", o.Name, o.UUID, m.mac))
 		}
 	}
 }

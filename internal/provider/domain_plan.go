@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -75,13 +76,13 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		resp.Diagnostics.AddAttributeWarning(path.Root("name"), "Renaming restarts the domain",
 			fmt.Sprintf("libvirt renames only stopped domains: %q will be shut down, renamed to %q and started again.", oldDoc.Name, name))
 	}
-	d := planLiveDelta(oldDoc, newDoc)
+	needsRestart := libvirtops.NeedsRestart(oldDoc, newDoc)
 	restart, _ := treeresource.Bool(plan, attrRestartOnChange)
-	if oldDoc.Name == newDoc.Name && (!d.restartForOthers || !restart) && sameGraphics(oldDoc, newDoc) {
+	if oldDoc.Name == newDoc.Name && (!needsRestart || !restart) && sameGraphics(oldDoc, newDoc) {
 		// no restart and the same consoles: the live ports stay
 		keepConsoleURLs(resp, plan, state)
 	}
-	if !d.restartForOthers {
+	if !needsRestart {
 		return
 	}
 	if restart {

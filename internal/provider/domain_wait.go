@@ -6,12 +6,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -79,22 +78,15 @@ func validateIPWaits(config map[string]tftypes.Value, diags *diag.Diagnostics) {
 
 // waitForIPs waits until every interface with wait_for_ip has an IPv4
 // address, reading its MAC from the running domain.
-func (r *domainResource) waitForIPs(ctx context.Context, dom libvirt.Domain, waits []ipWait) error {
+func (r *domainResource) waitForIPs(ctx context.Context, id, name string, waits []ipWait) error {
 	if len(waits) == 0 {
 		return nil
 	}
-	var live libvirtxml.Domain
-	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		x, err := l.DomainGetXMLDesc(dom, 0)
-		if err != nil {
-			return err
-		}
-		return live.Unmarshal(x)
-	})
+	dom := domainName{uuid: id, name: name}
+	live, err := libvirtops.Domains(r.Client()).LiveDefinition(ctx, id)
 	if err != nil {
 		return fmt.Errorf("reading the running domain for wait_for_ip: %w", err)
 	}
-	addrs := &domainInterfaceAddressesDataSource{client: r.Client()}
 	for _, w := range waits {
 		if live.Devices == nil || w.index >= len(live.Devices.Interfaces) || live.Devices.Interfaces[w.index].MAC == nil {
 			return fmt.Errorf("interface %d has no MAC address to wait for", w.index)
@@ -103,7 +95,7 @@ func (r *domainResource) waitForIPs(ctx context.Context, dom libvirt.Domain, wai
 		deadline := time.Now().Add(w.timeout)
 		var last []sourceObservation
 		for {
-			seen, err := addrs.poll(ctx, dom, w.source)
+			seen, err := pollAddresses(ctx, r.Client(), dom, w.source)
 			if err != nil {
 				return err
 			}
@@ -117,7 +109,7 @@ func (r *domainResource) waitForIPs(ctx context.Context, dom libvirt.Domain, wai
 					lines = append(lines, o.String())
 				}
 				return fmt.Errorf("interface %d (%s) of domain %q has no IPv4 address after %s (wait_for_ip, source %s); last seen:\n%s",
-					w.index, mac, dom.Name, w.timeout, w.source, strings.Join(lines, "\n"))
+					w.index, mac, dom.name, w.timeout, w.source, strings.Join(lines, "\n"))
 			}
 			select {
 			case <-ctx.Done():

@@ -23,7 +23,7 @@ import (
 
 const mhGuest = "tfacc-mh-guest"
 
-// testAccHostsGuestConfig is the test guest (booted as e2e_guest_test.go
+// testAccHostsGuestConfig is the test guest (booted as e2e_guest_acc_test.go
 // does, without network) with its root disk a qcow2 overlay of the guest
 // image in the tfacc pool, which both hosts define over the same folder: the
 // storage a live migration needs.

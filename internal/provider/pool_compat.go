@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -64,19 +65,17 @@ func planCompatAutostart(config, plan map[string]tftypes.Value) bool {
 	return true
 }
 
-// poolSteps are the create and delete steps for a pool of type poolType.
-type poolSteps struct{ build, start, deleteStorage bool }
-
-func readPoolSteps(attrs map[string]tftypes.Value, poolType string) poolSteps {
-	s := poolSteps{build: poolBuildTypes[poolType], start: true, deleteStorage: poolBuildTypes[poolType]}
+// readPoolSteps are the create and delete steps for a pool of type poolType.
+func readPoolSteps(attrs map[string]tftypes.Value, poolType string) libvirtops.PoolSteps {
+	s := libvirtops.PoolSteps{Build: poolBuildTypes[poolType], Start: true, DeleteStorage: poolBuildTypes[poolType]}
 	if b, ok := nestedBool(attrs["create"], "build"); ok {
-		s.build = b
+		s.Build = b
 	}
 	if b, ok := nestedBool(attrs["create"], "start"); ok {
-		s.start = b
+		s.Start = b
 	}
 	if b, ok := nestedBool(attrs["destroy"], "delete"); ok {
-		s.deleteStorage = b
+		s.DeleteStorage = b
 	}
 	return s
 }

@@ -1,5 +1,7 @@
 // Package provider implements the virtxml/libvirt provider: its configuration
-// and the resources and data sources it serves.
+// and the resources and data sources it serves. It speaks Terraform (schemas,
+// plans, diagnostics, state, the host routing); every libvirt call is
+// internal/libvirtops's, and this package does not import go-libvirt.
 package provider
 
 import (
@@ -11,11 +13,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
 // DefaultURI is used when neither the uri attribute nor LIBVIRT_DEFAULT_URI is set.
-const DefaultURI = "qemu:///system"
+const DefaultURI = hostroute.DefaultURI
 
 var _ provider.Provider = (*libvirtProvider)(nil)
 
@@ -23,10 +26,16 @@ type libvirtProvider struct {
 	version string
 	// hosts are the configured connections (hosts.go), kept for the
 	// protocol server's own planning path (ProtocolServer).
-	hosts *hostSet
+	hosts *hostroute.Set
 }
 
 // New returns the provider factory used by main and by acceptance tests.
+// providerTypeName prefixes every resource and data source type name.
+const providerTypeName = "libvirt"
+
+// attrHost is the resource attribute naming the host (internal/hostroute).
+const attrHost = treeresource.HostAttr
+
 func New(version string) func() provider.Provider {
 	return func() provider.Provider { return &libvirtProvider{version: version} }
 }
@@ -37,7 +46,7 @@ type providerModel struct {
 }
 
 func (p *libvirtProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
-	resp.TypeName = "libvirt"
+	resp.TypeName = providerTypeName
 	resp.Version = p.version
 }
 
@@ -57,7 +66,7 @@ func providerSchema() schema.Schema {
 					"Defaults to LIBVIRT_DEFAULT_URI, else " + DefaultURI + ". SSH host keys are verified against known_hosts unless no_verify=1. " +
 					"Resources without `host` live here.",
 			},
-			"hosts": hostsSchemaAttribute(),
+			"hosts": hostroute.SchemaAttribute(),
 		},
 	}
 }
@@ -72,7 +81,7 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 		return
 	}
 	// With a computed uri, resources on it plan without talking to libvirt.
-	hosts := newHostSet(ctx, cfg.URI.ValueString(), !cfg.URI.IsUnknown(), cfg.Hosts, &resp.Diagnostics)
+	hosts := hostroute.NewSet(ctx, cfg.URI.ValueString(), !cfg.URI.IsUnknown(), cfg.Hosts, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -17,7 +16,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -38,7 +39,7 @@ func NewDomainResource() resource.Resource {
 
 type domainResource struct {
 	treeresource.Base[libvirtxml.Domain]
-	hosts *hostSet // the provider's hosts, for a move (domain_move.go)
+	hosts *hostroute.Set // the provider's hosts, for a move (domain_move.go)
 }
 
 // The domain's own (provider-level) attributes, beside the XML tree.
@@ -123,33 +124,23 @@ func domainOwnSpec() treeresource.Spec[libvirtxml.Domain] {
 	}
 }
 
-// domainOptions are the own attributes that steer operations.
-type domainOptions struct {
-	running, autostart, paused, forceBoot, restartOnChange bool
-	bypassCache, resetNVRAM, validate                      bool // create.* start flags
-	graceful                                               bool // destroy.graceful
-	shutdownTimeout                                        time.Duration
-	// destroyShutdown and updateShutdown are shutdown_timeout, or
-	// destroy.shutdown.timeout and update.shutdown.timeout when set
-	destroyShutdown, updateShutdown time.Duration
-}
-
-func readDomainOptions(attrs map[string]tftypes.Value) (domainOptions, error) {
-	var o domainOptions
-	o.running, _ = treeresource.Bool(attrs, attrRunning)
-	o.autostart, _ = treeresource.Bool(attrs, attrAutostart)
-	o.paused, _ = treeresource.Bool(attrs, attrStartPaused)
-	o.forceBoot, _ = treeresource.Bool(attrs, attrStartForceBoot)
-	o.restartOnChange, _ = treeresource.Bool(attrs, attrRestartOnChange)
-	o.shutdownTimeout, _ = time.ParseDuration(defaultShutdownTimeout)
+// readDomainOptions reads the own attributes that steer operations.
+func readDomainOptions(attrs map[string]tftypes.Value) (libvirtops.DomainOptions, error) {
+	var o libvirtops.DomainOptions
+	o.Running, _ = treeresource.Bool(attrs, attrRunning)
+	o.Autostart, _ = treeresource.Bool(attrs, attrAutostart)
+	o.Paused, _ = treeresource.Bool(attrs, attrStartPaused)
+	o.ForceBoot, _ = treeresource.Bool(attrs, attrStartForceBoot)
+	o.RestartOnChange, _ = treeresource.Bool(attrs, attrRestartOnChange)
+	o.ShutdownTimeout, _ = time.ParseDuration(defaultShutdownTimeout)
 	if s, ok := treeresource.String(attrs, attrShutdownTimeout); ok {
 		d, err := time.ParseDuration(s)
 		if err != nil || d < 0 {
 			return o, fmt.Errorf("shutdown_timeout %q is not a duration such as \"90s\" or \"5m\"", s)
 		}
-		o.shutdownTimeout = d
+		o.ShutdownTimeout = d
 	}
-	o.applyCompat(attrs)
+	applyDomainCompat(&o, attrs)
 	return o, nil
 }
 
@@ -167,7 +158,13 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	dom, err := r.defineAndStart(ctx, doc, opts)
+	// The UUID is chosen here, not by libvirt: when the connection breaks
+	// and the define runs again on a new one, defining the same name and
+	// UUID again is a no-op redefinition instead of "already exists".
+	if doc.UUID == "" {
+		doc.UUID = libvirtops.NewUUID()
+	}
+	id, err := libvirtops.Domains(r.Client()).DefineAndStart(ctx, doc, opts)
 	if err != nil {
 		msg := err.Error()
 		if doc.UUID != "" && r.mayExist(ctx, doc.UUID) {
@@ -180,22 +177,14 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 		resp.Diagnostics.AddError("Cannot create domain", msg)
 		return
 	}
-	id := treeresource.UUIDString(dom.UUID)
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		msg := fmt.Sprint(err)
-		// the domain was defined: without a state nobody would remove it
-		if unfinished, uerr := treeresource.Unfinished(req.Plan.Raw, id); uerr == nil {
-			resp.State.Raw = unfinished
-			msg += fmt.Sprintf("; domain %s (UUID %s) was created and is recorded as tainted: the next apply re-creates it", doc.Name, id)
-		}
-		resp.Diagnostics.AddError("Cannot read domain after create", msg)
+	// the domain was defined: without a state nobody would remove it
+	if !r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: id, Prior: plan, KeepUnfinished: true},
+		&resp.State, &resp.Diagnostics) {
 		return
 	}
-	resp.State.Raw = state
-	if opts.running {
+	if opts.Running {
 		// the domain exists and is in state: a failed wait taints it, nothing is orphaned
-		if err := r.waitForIPs(ctx, dom, ipWaits(plan)); err != nil {
+		if err := r.waitForIPs(ctx, id, doc.Name, ipWaits(plan)); err != nil {
 			resp.Diagnostics.AddError("wait_for_ip", err.Error())
 		}
 	}
@@ -206,17 +195,9 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 // connection is broken). The look-up runs briefly on a context of its own:
 // tofu may be stopping.
 func (r *domainResource) mayExist(ctx context.Context, uuid string) bool {
-	dom, err := domainRef(uuid)
-	if err != nil {
-		return false
-	}
 	lookCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	err = r.Client().Do(lookCtx, func(l *libvirt.Libvirt) error {
-		_, err := l.DomainLookupByUUID(dom.UUID)
-		return err
-	})
-	return !libvirtconn.IsNotFound(err)
+	return libvirtops.Domains(r.Client()).MayExist(lookCtx, uuid)
 }
 
 // FixUp restores what libvirt drops from the user's document (keepVCPUCurrent).
@@ -242,8 +223,7 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 	plan := treeresource.ObjectAttrs(req.Plan.Raw)
 	state := treeresource.ObjectAttrs(req.State.Raw)
 	id, _ := treeresource.String(state, "id")
-	dom, err := domainRef(id)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(id); err != nil {
 		resp.Diagnostics.AddError("Invalid domain id", err.Error())
 		return
 	}
@@ -268,19 +248,15 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	oldDoc := current.Doc
 	newDoc.UUID = id
-	if err := r.update(ctx, dom, oldDoc, newDoc, opts); err != nil {
+	if err := libvirtops.Domains(r.Client()).Update(ctx, id, oldDoc, newDoc, opts); err != nil {
 		resp.Diagnostics.AddError("Cannot update domain", err.Error())
 		return
 	}
-	newState, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read domain after update", fmt.Sprint(err))
+	if !r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics) {
 		return
 	}
-	resp.State.Raw = newState
-	if wasRunning, _ := treeresource.Bool(state, attrRunning); opts.running && !wasRunning {
-		dom.Name = newDoc.Name
-		if err := r.waitForIPs(ctx, dom, ipWaits(plan)); err != nil {
+	if wasRunning, _ := treeresource.Bool(state, attrRunning); opts.Running && !wasRunning {
+		if err := r.waitForIPs(ctx, id, newDoc.Name, ipWaits(plan)); err != nil {
 			resp.Diagnostics.AddError("wait_for_ip", err.Error())
 		}
 	}
@@ -292,32 +268,18 @@ func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 	state := treeresource.ObjectAttrs(req.State.Raw)
 	id, _ := treeresource.String(state, "id")
-	dom, err := domainRef(id)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(id); err != nil {
 		resp.Diagnostics.AddError("Invalid domain id", err.Error())
 		return
 	}
 	opts, _ := readDomainOptions(state)
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		if err := stopDomain(ctx, l, dom, opts.destroyShutdown, opts.graceful); err != nil {
-			return err
-		}
-		return undefineDomain(l, dom)
-	})
+	err := libvirtops.Domains(r.Client()).Delete(ctx, id, opts)
 	if err != nil && !libvirtconn.IsNotFound(err) {
 		resp.Diagnostics.AddError("Cannot delete domain", err.Error())
 	}
 }
 
 // LookUp resolves a domain's UUID or name.
-func (r *domainResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	return treeresource.ByUUIDOrName(l, importID,
-		func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-			o, err := l.DomainLookupByUUID(u)
-			return o.UUID, err
-		},
-		func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-			o, err := l.DomainLookupByName(name)
-			return o.UUID, err
-		})
+func (r *domainResource) LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (string, error) {
+	return libvirtops.Domains(c).LookUp(ctx, importID)
 }

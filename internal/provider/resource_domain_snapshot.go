@@ -2,14 +2,11 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -22,6 +19,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -45,15 +43,14 @@ const (
 	snapAttrParent       = "parent"
 )
 
-// snapshotCreateFlags maps the create-flag attributes to libvirt's flags.
-var snapshotCreateFlags = []struct {
-	attr string
-	flag libvirt.DomainSnapshotCreateFlags
-}{
-	{snapAttrDiskOnly, libvirt.DomainSnapshotCreateDiskOnly},
-	{snapAttrQuiesce, libvirt.DomainSnapshotCreateQuiesce},
-	{snapAttrLive, libvirt.DomainSnapshotCreateLive},
-	{snapAttrAtomic, libvirt.DomainSnapshotCreateAtomic},
+// snapshotCreateFlags reads the create-flag attributes.
+func snapshotCreateFlags(plan map[string]tftypes.Value) libvirtops.SnapshotFlags {
+	var f libvirtops.SnapshotFlags
+	f.DiskOnly, _ = treeresource.Bool(plan, snapAttrDiskOnly)
+	f.Quiesce, _ = treeresource.Bool(plan, snapAttrQuiesce)
+	f.Live, _ = treeresource.Bool(plan, snapAttrLive)
+	f.Atomic, _ = treeresource.Bool(plan, snapAttrAtomic)
+	return f
 }
 
 // NewDomainSnapshotResource returns the libvirt_domain_snapshot resource.
@@ -75,6 +72,7 @@ func NewDomainSnapshotResource() resource.Resource {
 	}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.DomainSnapshot]{
 		Name:  "domain_snapshot",
+		Noun:  "snapshot",
 		Model: xmlschema.DomainSnapshot(),
 		Description: "A snapshot of a libvirt domain, taken with virDomainSnapshotCreateXML. The attributes mirror the " +
 			"libvirt snapshot XML (https://libvirt.org/formatsnapshot.html); the domain definition libvirt stores inside " +
@@ -149,20 +147,7 @@ type domainSnapshotResource struct {
 }
 
 // snapshotID is the resource id: the domain's UUID and the snapshot name.
-func snapshotID(domainUUID, name string) string { return domainUUID + "/" + name }
-
-// parseSnapshotID splits an id into the domain and the snapshot's name.
-func parseSnapshotID(id string) (libvirt.Domain, string, error) {
-	uuid, name, ok := strings.Cut(id, "/")
-	if !ok || name == "" {
-		return libvirt.Domain{}, "", fmt.Errorf("snapshot id %q is not <domain UUID>/<snapshot name>", id)
-	}
-	dom, err := domainRef(uuid)
-	if err != nil {
-		return libvirt.Domain{}, "", fmt.Errorf("snapshot id %q: %w", id, err)
-	}
-	return dom, name, nil
-}
+var snapshotID = libvirtops.SnapshotID
 
 // ModifyPlan plans a replacement for every document change but the
 // description, which Update redefines.
@@ -179,7 +164,7 @@ func (r *domainSnapshotResource) ModifyPlan(_ context.Context, req resource.Modi
 func (r *domainSnapshotResource) ValidateConfig(_ context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	cfg := treeresource.ObjectAttrs(req.Config.Raw)
 	if d, ok := treeresource.String(cfg, snapAttrDomain); ok {
-		if _, err := treeresource.ParseUUID(d); err != nil {
+		if _, err := libvirtops.ParseUUID(d); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root(snapAttrDomain), "Invalid domain",
 				fmt.Sprintf("domain = %q is not a UUID: set the domain's UUID, libvirt_domain.<name>.id", d))
 		}
@@ -250,96 +235,52 @@ func (r *domainSnapshotResource) Create(ctx context.Context, req resource.Create
 		return
 	}
 	domainID, _ := treeresource.String(plan, snapAttrDomain)
-	dom, err := domainRef(domainID)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(domainID); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root(snapAttrDomain), "Invalid domain", err.Error())
 		return
 	}
-	xml, err := doc.Marshal()
-	if err != nil {
+	if _, err := doc.Marshal(); err != nil {
 		resp.Diagnostics.AddError("Cannot write snapshot XML", err.Error())
 		return
 	}
-	var flags libvirt.DomainSnapshotCreateFlags
-	for _, f := range snapshotCreateFlags {
-		if on, _ := treeresource.Bool(plan, f.attr); on {
-			flags |= f.flag
-		}
-	}
+	snapshots := libvirtops.Snapshots(r.Client())
 	// a snapshot of this name that is not ours: never touch it
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		_, err := l.DomainSnapshotLookupByName(dom, doc.Name, 0)
-		if err == nil {
-			return fmt.Errorf("domain %s already has a snapshot named %q; import it with id %q, or delete it: "+
-				"virsh snapshot-delete %s %s", domainID, doc.Name, snapshotID(domainID, doc.Name), domainID, doc.Name)
-		}
-		if libvirtconn.IsNotFound(err) {
-			return nil
-		}
-		return err
-	})
+	exists, err := snapshots.Exists(ctx, domainID, doc.Name)
+	if err == nil && exists {
+		err = fmt.Errorf("domain %s already has a snapshot named %q; import it with id %q, or delete it: "+
+			"virsh snapshot-delete %s %s", domainID, doc.Name, snapshotID(domainID, doc.Name), domainID, doc.Name)
+	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create snapshot", err.Error())
 		return
 	}
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		_, err := l.DomainSnapshotCreateXML(dom, xml, uint32(flags))
-		if err != nil {
-			// created by a first run that the connection broke under: the
-			// look-up above found no snapshot of this name
-			if _, lerr := l.DomainSnapshotLookupByName(dom, doc.Name, 0); lerr == nil {
-				return nil
-			}
-			return err
-		}
-		return nil
-	})
-	if err != nil {
+	if err := snapshots.Create(ctx, domainID, doc, snapshotCreateFlags(plan)); err != nil {
 		// libvirt removes what a failed snapshot created (overlays included)
 		resp.Diagnostics.AddError("Cannot create snapshot", fmt.Sprintf("snapshot %q of domain %s: %v", doc.Name, domainID, err))
 		return
 	}
 	id := snapshotID(domainID, doc.Name)
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: id, Prior: plan, Undo: func() (string, bool) {
 		var diags diag.Diagnostics
 		r.deleteSnapshot(ctx, id, &diags)
-		msg := fmt.Sprint(err)
 		if diags.HasError() {
-			msg += fmt.Sprintf("; deleting the snapshot failed too: %v; delete it with virsh snapshot-delete %s %s", diags, domainID, doc.Name)
-		} else {
-			msg += " (the snapshot was deleted again)"
+			return fmt.Sprintf("; deleting the snapshot failed too: %v; delete it with virsh snapshot-delete %s %s", diags, domainID, doc.Name), false
 		}
-		resp.Diagnostics.AddError("Cannot read snapshot after create", msg)
-		return
-	}
-	resp.State.Raw = state
+		return " (the snapshot was deleted again)", false
+	}}, &resp.State, &resp.Diagnostics)
 }
 
 // Fetch reads the snapshot's XML; the embedded domain definitions are
 // dropped (not in the schema).
 func (r *domainSnapshotResource) Fetch(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.DomainSnapshot], error) {
-	dom, name, err := parseSnapshotID(id)
+	domainUUID, _, err := libvirtops.ParseSnapshotID(id)
 	if err != nil {
 		return nil, err
 	}
-	var xml string
-	err = c.Do(ctx, func(l *libvirt.Libvirt) error {
-		snap, err := l.DomainSnapshotLookupByName(dom, name, 0)
-		if err != nil {
-			return err
-		}
-		xml, err = l.DomainSnapshotGetXMLDesc(snap, uint32(libvirt.DomainSnapshotXMLSecure))
-		return err
-	})
+	doc, err := libvirtops.Snapshots(c).Fetch(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	var doc libvirtxml.DomainSnapshot
-	if err := doc.Unmarshal(xml); err != nil {
-		return nil, fmt.Errorf("parsing snapshot XML: %w", err)
-	}
-	domainUUID := treeresource.UUIDString(dom.UUID)
 	created := ""
 	if secs, err := strconv.ParseInt(doc.CreationTime, 10, 64); err == nil {
 		created = time.Unix(secs, 0).UTC().Format(time.RFC3339)
@@ -355,8 +296,8 @@ func (r *domainSnapshotResource) Fetch(ctx context.Context, c *libvirtconn.Clien
 		snapAttrCreationTime: treeresource.StringValue(created),
 		snapAttrParent:       treeresource.StringValue(parent),
 	}
-	snapshotOutputOnly(&doc)
-	return &treeresource.Fetched[libvirtxml.DomainSnapshot]{Doc: &doc, Own: own}, nil
+	snapshotOutputOnly(doc)
+	return &treeresource.Fetched[libvirtxml.DomainSnapshot]{Doc: doc, Own: own}, nil
 }
 
 // snapshotOutputOnly drops what libvirt writes beside the configuration:
@@ -377,20 +318,8 @@ func snapshotOutputOnly(doc *libvirtxml.DomainSnapshot) {
 }
 
 // LookUp resolves `<domain UUID or name>/<snapshot name>`.
-func (r *domainSnapshotResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	domID, name, ok := strings.Cut(importID, "/")
-	if !ok || domID == "" || name == "" {
-		return "", fmt.Errorf("the import ID must be <domain UUID or name>/<snapshot name>")
-	}
-	uuid, err := (&domainResource{}).LookUp(l, domID)
-	if err != nil {
-		return "", err
-	}
-	dom, _ := domainRef(uuid)
-	if _, err := l.DomainSnapshotLookupByName(dom, name, 0); err != nil {
-		return "", err
-	}
-	return snapshotID(uuid, name), nil
+func (r *domainSnapshotResource) LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (string, error) {
+	return libvirtops.Snapshots(c).LookUp(ctx, importID)
 }
 
 // Update redefines the snapshot's metadata with the new description;
@@ -401,46 +330,17 @@ func (r *domainSnapshotResource) Update(ctx context.Context, req resource.Update
 	}
 	plan := treeresource.ObjectAttrs(req.Plan.Raw)
 	id, _ := treeresource.String(treeresource.ObjectAttrs(req.State.Raw), "id")
-	dom, name, err := parseSnapshotID(id)
-	if err != nil {
+	if _, _, err := libvirtops.ParseSnapshotID(id); err != nil {
 		resp.Diagnostics.AddError("Invalid snapshot id", err.Error())
 		return
 	}
 	description, _ := treeresource.String(plan, "description")
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		snap, err := l.DomainSnapshotLookupByName(dom, name, 0)
-		if err != nil {
-			return err
-		}
-		// the whole current metadata (the embedded domain included) is
-		// redefined: only the description differs. Redefining keeps the
-		// snapshot current when it was; a repeated run is harmless.
-		xml, err := l.DomainSnapshotGetXMLDesc(snap, uint32(libvirt.DomainSnapshotXMLSecure))
-		if err != nil {
-			return err
-		}
-		var doc libvirtxml.DomainSnapshot
-		if err := doc.Unmarshal(xml); err != nil {
-			return fmt.Errorf("parsing snapshot XML: %w", err)
-		}
-		doc.Description = description
-		out, err := doc.Marshal()
-		if err != nil {
-			return err
-		}
-		_, err = l.DomainSnapshotCreateXML(dom, out, uint32(libvirt.DomainSnapshotCreateRedefine))
-		return err
-	})
+	err := libvirtops.Snapshots(r.Client()).SetDescription(ctx, id, description)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("description"), "Cannot update snapshot description", err.Error())
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read snapshot after update", fmt.Sprint(err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 func (r *domainSnapshotResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -456,92 +356,27 @@ func (r *domainSnapshotResource) Delete(ctx context.Context, req resource.Delete
 // and a warning names the files left: the domain keeps its overlays, whose
 // backing files are the original images, so it stays usable.
 func (r *domainSnapshotResource) deleteSnapshot(ctx context.Context, id string, diags *diag.Diagnostics) {
-	dom, name, err := parseSnapshotID(id)
+	domUUID, name, err := libvirtops.ParseSnapshotID(id)
 	if err != nil {
 		diags.AddError("Invalid snapshot id", err.Error())
 		return
 	}
-	var left []string
-	var refused error
-	var memoryKept string
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		left, refused, memoryKept = nil, nil, "" // a re-run after a broken connection starts over
-		snap, err := l.DomainSnapshotLookupByName(dom, name, 0)
-		if err != nil {
-			return err
-		}
-		xml, err := l.DomainSnapshotGetXMLDesc(snap, 0)
-		if err != nil {
-			return err
-		}
-		var doc libvirtxml.DomainSnapshot
-		if err := doc.Unmarshal(xml); err != nil {
-			return fmt.Errorf("parsing snapshot XML: %w", err)
-		}
-		files := snapshotExternalFiles(&doc)
-		err = l.DomainSnapshotDelete(snap, 0)
-		if err == nil && doc.Memory != nil && doc.Memory.Snapshot == "external" && doc.Memory.File != "" {
-			memoryKept = doc.Memory.File // libvirt 9.0 merges the disks but leaves the memory file
-		}
-		if err == nil || len(files) == 0 || !snapshotRefused(err) {
-			return err
-		}
-		refused = err
-		left = files
-		return l.DomainSnapshotDelete(snap, libvirt.DomainSnapshotDeleteMetadataOnly)
-	})
+	deleted, err := libvirtops.Snapshots(r.Client()).Delete(ctx, id)
+	memoryKept, refused, left := deleted.MemoryKept, deleted.Refused, deleted.Left
 	if err != nil && !libvirtconn.IsNotFound(err) {
-		diags.AddError("Cannot delete snapshot", fmt.Sprintf("snapshot %q of domain %s: %v", name, treeresource.UUIDString(dom.UUID), err))
+		diags.AddError("Cannot delete snapshot", fmt.Sprintf("snapshot %q of domain %s: %v", name, domUUID, err))
 		return
 	}
 	if memoryKept != "" {
 		diags.AddWarning("External snapshot: memory file kept",
 			fmt.Sprintf("Snapshot %q of domain %s was deleted and its disk overlays merged back, but libvirt does not delete "+
-				"the memory state file %s: remove it yourself.", name, treeresource.UUIDString(dom.UUID), memoryKept))
+				"the memory state file %s: remove it yourself.", name, domUUID, memoryKept))
 	}
 	if refused != nil {
 		diags.AddWarning("External snapshot: metadata deleted, files kept",
 			fmt.Sprintf("libvirt refused to merge external snapshot %q of domain %s back (%v); its metadata was deleted and "+
 				"these files were kept: %s. The domain keeps using its overlay files, backed by the original images. "+
 				"Remove the files once the domain no longer uses them.",
-				name, treeresource.UUIDString(dom.UUID), refused, strings.Join(left, ", ")))
+				name, domUUID, refused, strings.Join(left, ", ")))
 	}
-}
-
-// snapshotExternalFiles lists the overlay and memory files of an external snapshot.
-func snapshotExternalFiles(doc *libvirtxml.DomainSnapshot) []string {
-	var files []string
-	if doc.Memory != nil && doc.Memory.Snapshot == "external" && doc.Memory.File != "" {
-		files = append(files, doc.Memory.File)
-	}
-	if doc.Disks != nil {
-		for _, d := range doc.Disks.Disks {
-			if d.Snapshot != "external" || d.Source == nil {
-				continue
-			}
-			switch {
-			case d.Source.File != nil && d.Source.File.File != "":
-				files = append(files, d.Source.File.File)
-			case d.Source.Block != nil && d.Source.Block.Dev != "":
-				files = append(files, d.Source.Block.Dev)
-			}
-		}
-	}
-	sort.Strings(files)
-	return files
-}
-
-// snapshotRefused reports libvirt refusing an operation (as opposed to a
-// broken connection, which client.Do retries).
-func snapshotRefused(err error) bool {
-	var le libvirt.Error
-	if !errors.As(err, &le) {
-		return false
-	}
-	switch libvirt.ErrorNumber(le.Code) {
-	case libvirt.ErrOperationFailed, libvirt.ErrOperationInvalid, libvirt.ErrOperationUnsupported,
-		libvirt.ErrConfigUnsupported, libvirt.ErrArgumentUnsupported, libvirt.ErrNoSupport:
-		return true
-	}
-	return false
 }

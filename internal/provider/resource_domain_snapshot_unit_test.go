@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -118,7 +120,7 @@ func TestDomainSnapshotOutputOnly(t *testing.T) {
 	if s := doc.Disks.Disks[1].Source; s == nil || s.File == nil || s.File.File != "/o.qcow2" {
 		t.Errorf("external disk lost its overlay: %+v", s)
 	}
-	if got := snapshotExternalFiles(&libvirtxml.DomainSnapshot{
+	if got := libvirtops.SnapshotExternalFiles(&libvirtxml.DomainSnapshot{
 		Memory: &libvirtxml.DomainSnapshotMemory{Snapshot: "external", File: "/m"},
 		Disks:  doc.Disks,
 	}); fmt.Sprint(got) != "[/m /o.qcow2]" {
@@ -127,12 +129,12 @@ func TestDomainSnapshotOutputOnly(t *testing.T) {
 }
 
 func TestDomainSnapshotParseID(t *testing.T) {
-	dom, name, err := parseSnapshotID(snapshotUnitDomain + "/s1")
-	if err != nil || name != "s1" || treeresource.UUIDString(dom.UUID) != snapshotUnitDomain {
-		t.Errorf("parse: %v %q %v", treeresource.UUIDString(dom.UUID), name, err)
+	dom, name, err := libvirtops.ParseSnapshotID(snapshotUnitDomain + "/s1")
+	if err != nil || name != "s1" || dom != snapshotUnitDomain {
+		t.Errorf("parse: %v %q %v", dom, name, err)
 	}
 	for _, bad := range []string{"s1", snapshotUnitDomain + "/", "web1/s1"} {
-		if _, _, err := parseSnapshotID(bad); err == nil {
+		if _, _, err := libvirtops.ParseSnapshotID(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
 	}
@@ -140,8 +142,8 @@ func TestDomainSnapshotParseID(t *testing.T) {
 
 // snapshotPlanFixture is an unchanged internal snapshot's config and state
 // as the protocol carries them.
-func snapshotPlanFixture(b testing.TB) (*hostServer, *tfprotov6.PlanResourceChangeRequest, tftypes.Type) {
-	srv := ProtocolServer("bench")().(*hostServer)
+func snapshotPlanFixture(b testing.TB) (*hostroute.Server, *tfprotov6.PlanResourceChangeRequest, tftypes.Type) {
+	srv := ProtocolServer("bench")().(*hostroute.Server)
 	ctx := context.Background()
 	sch, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {

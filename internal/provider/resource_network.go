@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -16,6 +15,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -89,17 +89,10 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 	// harmless, and client.Do runs the operation again when the connection
 	// broke halfway. Cleanup after a failure removes exactly this network.
 	if doc.UUID == "" {
-		doc.UUID = newUUID()
+		doc.UUID = libvirtops.NewUUID()
 	}
-	uuid, err := treeresource.ParseUUID(doc.UUID)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(doc.UUID); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("uuid"), "Invalid network UUID", err.Error())
-		return
-	}
-	net := libvirt.Network{Name: doc.Name, UUID: uuid}
-	xml, err := doc.Marshal()
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot write network XML", err.Error())
 		return
 	}
 	autostart, _ := treeresource.Bool(plan, "autostart")
@@ -108,129 +101,51 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		running = true
 	}
 	// a network of this name that is not ours: never redefine it
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		existing, err := l.NetworkLookupByName(doc.Name)
-		if err == nil {
-			return fmt.Errorf("a network named %q already exists (UUID %s); import it with "+
-				"`tofu import <address> %s` to manage it", doc.Name, treeresource.UUIDString(existing.UUID), doc.Name)
-		}
-		if libvirtconn.IsNotFound(err) {
-			return nil
-		}
-		return err
-	})
+	existing, err := libvirtops.Networks(r.Client()).NameTaken(ctx, doc.Name)
+	if err == nil && existing != "" {
+		err = fmt.Errorf("a network named %q already exists (UUID %s) and is not in this state; %s to manage it",
+			doc.Name, existing, treeresource.ImportAdvice(doc.Name))
+	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create network", err.Error())
 		return
 	}
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		if _, err := l.NetworkDefineXMLFlags(xml, uint32(libvirt.NetworkDefineValidate)); err != nil {
-			return fmt.Errorf("defining network: %w", err)
-		}
-		active, err := l.NetworkIsActive(net)
-		if err != nil {
-			return err
-		}
-		if active != 1 && running {
-			if err := l.NetworkCreate(net); err != nil {
-				return fmt.Errorf("starting network %q: %w", doc.Name, err)
-			}
-		}
-		if autostart {
-			if err := l.NetworkSetAutostart(net, 1); err != nil {
-				return fmt.Errorf("setting autostart: %w", err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot create network", err.Error()+r.removeAfterFailure(ctx, net))
+	if err := libvirtops.Networks(r.Client()).Create(ctx, doc, running, autostart); err != nil {
+		resp.Diagnostics.AddError("Cannot create network", err.Error()+r.removeAfterFailure(ctx, doc))
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), doc.UUID, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read network after create", fmt.Sprint(err)+r.removeAfterFailure(ctx, net))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: doc.UUID, Prior: plan,
+		Undo: func() (string, bool) { return r.removeAfterFailure(ctx, doc), false }}, &resp.State, &resp.Diagnostics)
 }
 
 // removeAfterFailure stops and undefines a network a failed create left
 // behind, and says so for the error message.
-func (r *networkResource) removeAfterFailure(ctx context.Context, net libvirt.Network) string {
-	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		if active, err := l.NetworkIsActive(net); err != nil {
-			return err
-		} else if active == 1 {
-			if err := l.NetworkDestroy(net); err != nil {
-				return err
-			}
-		}
-		return l.NetworkUndefine(net)
-	})
-	switch {
-	case err == nil:
-		return " (the partly created network was removed)"
-	case libvirtconn.IsNotFound(err):
-		return ""
-	default:
-		return fmt.Sprintf(" (removing the partly created network %q failed too: %v; remove it with virsh net-undefine)", net.Name, err)
-	}
+func (r *networkResource) removeAfterFailure(ctx context.Context, doc *libvirtxml.Network) string {
+	return r.RemovalSaid(libvirtops.Networks(r.Client()).Remove(ctx, doc.UUID), doc.Name, "virsh net-undefine")
 }
 
 // Fetch reads the persistent definition, and whether the network runs and
 // starts with libvirtd.
 func (r *networkResource) Fetch(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.Network], error) {
-	net, err := networkRef(id)
+	return fetchNetwork(ctx, c, id)
+}
+
+// fetchNetwork is Fetch without a resource: the data source of the same name reads with it too.
+func fetchNetwork(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.Network], error) {
+	n, err := libvirtops.Networks(c).Fetch(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	var xml string
-	var autostart, active int32
-	err = c.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		if xml, err = l.NetworkGetXMLDesc(net, uint32(libvirt.NetworkXMLInactive)); err != nil {
-			return err
-		}
-		if active, err = l.NetworkIsActive(net); err != nil {
-			return err
-		}
-		autostart, err = l.NetworkGetAutostart(net)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	var doc libvirtxml.Network
-	if err := doc.Unmarshal(xml); err != nil {
-		return nil, fmt.Errorf("parsing network XML: %w", err)
-	}
-	return &treeresource.Fetched[libvirtxml.Network]{Doc: &doc, Own: map[string]tftypes.Value{
-		"id":        treeresource.StringValue(doc.UUID),
-		"autostart": treeresource.BoolValue(autostart == 1),
-		"running":   treeresource.BoolValue(active == 1),
+	return &treeresource.Fetched[libvirtxml.Network]{Doc: n.Doc, Own: map[string]tftypes.Value{
+		"id":        treeresource.StringValue(n.Doc.UUID),
+		"autostart": treeresource.BoolValue(n.Autostart),
+		"running":   treeresource.BoolValue(n.Running),
 	}}, nil
 }
 
 // LookUp resolves a network's UUID or name.
-func (r *networkResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	return treeresource.ByUUIDOrName(l, importID,
-		func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-			o, err := l.NetworkLookupByUUID(u)
-			return o.UUID, err
-		},
-		func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-			o, err := l.NetworkLookupByName(name)
-			return o.UUID, err
-		})
-}
-
-func networkRef(id string) (libvirt.Network, error) {
-	u, err := treeresource.ParseUUID(id)
-	if err != nil {
-		return libvirt.Network{}, err
-	}
-	return libvirt.Network{UUID: u}, nil
+func (r *networkResource) LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (string, error) {
+	return libvirtops.Networks(c).LookUp(ctx, importID)
 }
 
 func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -240,8 +155,7 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 	plan := treeresource.ObjectAttrs(req.Plan.Raw)
 	prior := treeresource.ObjectAttrs(req.State.Raw)
 	id, _ := treeresource.String(prior, "id")
-	net, err := networkRef(id)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(id); err != nil {
 		resp.Diagnostics.AddError("Invalid network id", err.Error())
 		return
 	}
@@ -268,22 +182,15 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 		running = true
 	}
 	if len(changes.restart) > 0 {
-		r.redefineAndRestart(ctx, net, doc, running, &resp.Diagnostics)
+		r.redefineAndRestart(ctx, doc, running, &resp.Diagnostics)
 	} else if len(changes.live) > 0 {
-		r.updateLive(ctx, net, doc, &resp.Diagnostics)
+		r.updateLive(ctx, doc, &resp.Diagnostics)
 	}
 	if !resp.Diagnostics.HasError() {
-		r.setRunning(ctx, net, doc.Name, running, &resp.Diagnostics)
+		r.setRunning(ctx, id, doc.Name, running, &resp.Diagnostics)
 	}
 	if !resp.Diagnostics.HasError() {
-		err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-			var a int32
-			if autostart {
-				a = 1
-			}
-			return l.NetworkSetAutostart(net, a)
-		})
-		if err != nil {
+		if err := libvirtops.Networks(r.Client()).SetAutostart(ctx, id, autostart); err != nil {
 			resp.Diagnostics.AddError("Cannot set network autostart", err.Error())
 		}
 	}
@@ -294,55 +201,14 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 		}
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read network after update", fmt.Sprint(err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 // redefineAndRestart replaces the persistent definition and restarts the
 // network so it runs with it. Guests on it lose connectivity meanwhile; the
 // plan warned about that (ModifyPlan).
-func (r *networkResource) redefineAndRestart(ctx context.Context, net libvirt.Network, doc *libvirtxml.Network, start bool, diags *diag.Diagnostics) {
-	xml, err := doc.Marshal()
-	if err != nil {
-		diags.AddError("Cannot write network XML", err.Error())
-		return
-	}
-	var detached []string
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		active, _ := l.NetworkIsActive(net)
-		if active == 1 {
-			// the guests whose interfaces the restart leaves off the bridge
-			if x, err := l.NetworkGetXMLDesc(net, 0); err == nil {
-				var cur libvirtxml.Network
-				if cur.Unmarshal(x) == nil && cur.Bridge != nil {
-					detached, _ = domainsUsingNetwork(l, cur.Name, cur.Bridge.Name)
-				}
-			}
-		}
-		if active == 1 && !start && len(detached) > 0 {
-			return fmt.Errorf("network %q is in use: running domains have interfaces on it: %s; stop them first, "+
-				"stopping the network would cut them off", doc.Name, strings.Join(detached, ", "))
-		}
-		if _, err := l.NetworkDefineXMLFlags(xml, uint32(libvirt.NetworkDefineValidate)); err != nil {
-			return fmt.Errorf("redefining network: %w", err)
-		}
-		if active == 1 {
-			if err := l.NetworkDestroy(net); err != nil {
-				return fmt.Errorf("stopping network for restart: %w", err)
-			}
-		}
-		if !start {
-			return nil
-		}
-		if err := l.NetworkCreate(net); err != nil {
-			return fmt.Errorf("starting network with the new definition: %w", err)
-		}
-		return nil
-	})
+func (r *networkResource) redefineAndRestart(ctx context.Context, doc *libvirtxml.Network, start bool, diags *diag.Diagnostics) {
+	detached, err := libvirtops.Networks(r.Client()).RedefineAndRestart(ctx, doc, start)
 	if err != nil {
 		diags.AddError("Cannot update network", err.Error())
 		return
@@ -356,36 +222,8 @@ func (r *networkResource) redefineAndRestart(ctx context.Context, net libvirt.Ne
 
 // setRunning starts or stops the network as planned. Stopping it under
 // running domains would cut them off: refused, naming them (as Delete does).
-func (r *networkResource) setRunning(ctx context.Context, net libvirt.Network, name string, running bool, diags *diag.Diagnostics) {
-	var users []string
-	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		active, err := l.NetworkIsActive(net)
-		if err != nil {
-			return err
-		}
-		switch {
-		case running && active != 1:
-			return l.NetworkCreate(net)
-		case !running && active == 1:
-			x, err := l.NetworkGetXMLDesc(net, 0)
-			if err != nil {
-				return err
-			}
-			var cur libvirtxml.Network
-			if err := cur.Unmarshal(x); err != nil {
-				return fmt.Errorf("parsing network XML: %w", err)
-			}
-			bridge := ""
-			if cur.Bridge != nil {
-				bridge = cur.Bridge.Name
-			}
-			if users, err = domainsUsingNetwork(l, cur.Name, bridge); err != nil || len(users) > 0 {
-				return err
-			}
-			return l.NetworkDestroy(net)
-		}
-		return nil
-	})
+func (r *networkResource) setRunning(ctx context.Context, id, name string, running bool, diags *diag.Diagnostics) {
+	users, err := libvirtops.Networks(r.Client()).SetRunning(ctx, id, running)
 	switch {
 	case len(users) > 0:
 		diags.AddAttributeError(path.Root("running"), "Network is in use",
@@ -400,37 +238,8 @@ func (r *networkResource) setRunning(ctx context.Context, net libvirt.Network, n
 
 // updateLive applies DHCP host and DNS host changes with virNetworkUpdate:
 // the running network (dnsmasq) and its definition change, nothing restarts.
-func (r *networkResource) updateLive(ctx context.Context, net libvirt.Network, new *libvirtxml.Network, diags *diag.Diagnostics) {
-	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		// the operations are computed from libvirt's current hosts, not from
-		// the state: a run that client.Do repeats after a broken connection
-		// only does what is still missing
-		x, err := l.NetworkGetXMLDesc(net, 0)
-		if err != nil {
-			return err
-		}
-		var live libvirtxml.Network
-		if err := live.Unmarshal(x); err != nil {
-			return fmt.Errorf("parsing network XML: %w", err)
-		}
-		ops, err := networkLiveOps(&live, new)
-		if err != nil {
-			return err
-		}
-		flags := networkUpdateFlags
-		if active, err := l.NetworkIsActive(net); err != nil {
-			return err
-		} else if active != 1 {
-			flags = libvirt.NetworkUpdateAffectConfig // stopped out of band: the next start uses it
-		}
-		for _, op := range ops {
-			if err := applyNetworkUpdate(l, net, &live, op, flags); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+func (r *networkResource) updateLive(ctx context.Context, doc *libvirtxml.Network, diags *diag.Diagnostics) {
+	if err := libvirtops.Networks(r.Client()).UpdateLive(ctx, doc); err != nil {
 		diags.AddError("Cannot update network live", err.Error())
 	}
 }
@@ -440,43 +249,11 @@ func (r *networkResource) Delete(ctx context.Context, req resource.DeleteRequest
 		return
 	}
 	id, _ := treeresource.String(treeresource.ObjectAttrs(req.State.Raw), "id")
-	net, err := networkRef(id)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(id); err != nil {
 		resp.Diagnostics.AddError("Invalid network id", err.Error())
 		return
 	}
-	var users []string
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		users = nil
-		active, err := l.NetworkIsActive(net)
-		if err != nil {
-			return err
-		}
-		if active == 1 {
-			x, err := l.NetworkGetXMLDesc(net, 0)
-			if err != nil {
-				return err
-			}
-			var doc libvirtxml.Network
-			if err := doc.Unmarshal(x); err != nil {
-				return fmt.Errorf("parsing network XML: %w", err)
-			}
-			bridge := ""
-			if doc.Bridge != nil {
-				bridge = doc.Bridge.Name
-			}
-			if users, err = domainsUsingNetwork(l, doc.Name, bridge); err != nil {
-				return err
-			}
-			if len(users) > 0 {
-				return nil
-			}
-			if err := l.NetworkDestroy(net); err != nil {
-				return err
-			}
-		}
-		return l.NetworkUndefine(net)
-	})
+	users, err := libvirtops.Networks(r.Client()).Delete(ctx, id)
 	if len(users) > 0 {
 		resp.Diagnostics.AddError("Network is in use",
 			fmt.Sprintf("Running domains have interfaces on this network: %s. Stop them or move their interfaces "+

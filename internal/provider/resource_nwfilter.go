@@ -3,11 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -17,6 +15,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -34,6 +33,7 @@ func NewNWFilterResource() resource.Resource {
 	r := &nwfilterResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.NWFilter]{
 		Name:  "nwfilter",
+		Noun:  "network filter",
 		Model: xmlschema.NWFilter(),
 		Description: "A libvirt network filter (https://libvirt.org/formatnwfilter.html); the attributes mirror its XML " +
 			"one to one. `entries` are the filter's `<rule>` and `<filterref>` elements in order: each entry sets `rule` " +
@@ -148,113 +148,57 @@ func (r *nwfilterResource) Create(ctx context.Context, req resource.CreateReques
 	// the define again, it redefines this same filter instead of a second
 	// one, and cleanup after a failure removes exactly this filter.
 	if doc.UUID == "" {
-		doc.UUID = newUUID()
+		doc.UUID = libvirtops.NewUUID()
 	}
-	uuid, err := treeresource.ParseUUID(doc.UUID)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(doc.UUID); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("uuid"), "Invalid network filter UUID", err.Error())
 		return
 	}
-	xml, err := doc.Marshal()
-	if err != nil {
+	if _, err := doc.Marshal(); err != nil {
 		resp.Diagnostics.AddError("Cannot write network filter XML", err.Error())
 		return
 	}
 	// a filter of this name that is not ours: never redefine it (a
 	// redefinition would change the traffic of every guest using it)
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		existing, err := l.NwfilterLookupByName(doc.Name)
-		if err == nil {
-			return fmt.Errorf("a network filter named %q already exists (UUID %s) and is not in this state; adopt it with "+
-				"an import block (id = %q) or `tofu import <address> %s`, or choose another name",
-				doc.Name, treeresource.UUIDString(existing.UUID), doc.Name, doc.Name)
-		}
-		if libvirtconn.IsNotFound(err) {
-			return nil
-		}
-		return err
-	})
+	existing, err := libvirtops.Nwfilters(r.Client()).NameTaken(ctx, doc.Name)
+	if err == nil && existing != "" {
+		err = fmt.Errorf("a network filter named %q already exists (UUID %s) and is not in this state; %s, or choose another name",
+			doc.Name, existing, treeresource.ImportAdvice(doc.Name))
+	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create network filter", err.Error())
 		return
 	}
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		if _, err := l.NwfilterDefineXMLFlags(xml, uint32(libvirt.NwfilterDefineValidate)); err != nil {
-			return fmt.Errorf("defining network filter %q: %w", doc.Name, err)
-		}
-		return nil
-	})
-	filter := libvirt.Nwfilter{Name: doc.Name, UUID: uuid}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot create network filter", err.Error()+r.removeAfterFailure(ctx, filter))
+	if err := libvirtops.Nwfilters(r.Client()).Define(ctx, doc); err != nil {
+		err = fmt.Errorf("defining network filter %q: %w", doc.Name, err)
+		resp.Diagnostics.AddError("Cannot create network filter", err.Error()+r.removeAfterFailure(ctx, doc))
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), doc.UUID, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read network filter after create", fmt.Sprint(err)+r.removeAfterFailure(ctx, filter))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: doc.UUID, Prior: plan,
+		Undo: func() (string, bool) { return r.removeAfterFailure(ctx, doc), false }}, &resp.State, &resp.Diagnostics)
 }
 
 // removeAfterFailure undefines a filter a failed create left behind (a
 // define that succeeded before the connection broke), and says so for the
 // error message.
-func (r *nwfilterResource) removeAfterFailure(ctx context.Context, f libvirt.Nwfilter) string {
-	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error { return l.NwfilterUndefine(f) })
-	switch {
-	case err == nil:
-		return " (the partly created network filter was removed)"
-	case libvirtconn.IsNotFound(err):
-		return ""
-	default:
-		return fmt.Sprintf(" (removing the partly created network filter %q failed too: %v; remove it with virsh nwfilter-undefine)", f.Name, err)
-	}
+func (r *nwfilterResource) removeAfterFailure(ctx context.Context, doc *libvirtxml.NWFilter) string {
+	return r.RemovalSaid(libvirtops.Nwfilters(r.Client()).Remove(ctx, doc.UUID), doc.Name, "virsh nwfilter-undefine")
 }
 
 // Fetch reads the filter's definition.
 func (r *nwfilterResource) Fetch(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.NWFilter], error) {
-	f, err := nwfilterRef(id)
+	doc, err := libvirtops.Nwfilters(c).Fetch(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	var xml string
-	err = c.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		xml, err = l.NwfilterGetXMLDesc(f, 0)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	var doc libvirtxml.NWFilter
-	if err := doc.Unmarshal(xml); err != nil {
-		return nil, fmt.Errorf("parsing network filter XML: %w", err)
-	}
-	return &treeresource.Fetched[libvirtxml.NWFilter]{Doc: &doc, Own: map[string]tftypes.Value{
+	return &treeresource.Fetched[libvirtxml.NWFilter]{Doc: doc, Own: map[string]tftypes.Value{
 		"id": treeresource.StringValue(doc.UUID),
 	}}, nil
 }
 
 // LookUp resolves a filter's UUID or name.
-func (r *nwfilterResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	return treeresource.ByUUIDOrName(l, importID,
-		func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-			o, err := l.NwfilterLookupByUUID(u)
-			return o.UUID, err
-		},
-		func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-			o, err := l.NwfilterLookupByName(name)
-			return o.UUID, err
-		})
-}
-
-func nwfilterRef(id string) (libvirt.Nwfilter, error) {
-	u, err := treeresource.ParseUUID(id)
-	if err != nil {
-		return libvirt.Nwfilter{}, err
-	}
-	return libvirt.Nwfilter{UUID: u}, nil
+func (r *nwfilterResource) LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (string, error) {
+	return libvirtops.Nwfilters(c).LookUp(ctx, importID)
 }
 
 // Update redefines the filter with the same name and UUID; libvirt
@@ -283,26 +227,17 @@ func (r *nwfilterResource) Update(ctx context.Context, req resource.UpdateReques
 		return
 	}
 	doc.UUID, doc.Name = current.Doc.UUID, current.Doc.Name
-	xml, err := doc.Marshal()
-	if err != nil {
+	if _, err := doc.Marshal(); err != nil {
 		resp.Diagnostics.AddError("Cannot write network filter XML", err.Error())
 		return
 	}
 	// the same document defined twice is harmless: client.Do may repeat it
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		_, err := l.NwfilterDefineXMLFlags(xml, uint32(libvirt.NwfilterDefineValidate))
-		return err
-	})
+	err = libvirtops.Nwfilters(r.Client()).Define(ctx, doc)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot update network filter", fmt.Sprintf("redefining network filter %q: %v", doc.Name, err))
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read network filter after update", fmt.Sprint(err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 // Delete undefines the filter. libvirt refuses while a running guest uses
@@ -314,133 +249,25 @@ func (r *nwfilterResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	id, _ := treeresource.String(treeresource.ObjectAttrs(req.State.Raw), "id")
-	f, err := nwfilterRef(id)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(id); err != nil {
 		resp.Diagnostics.AddError("Invalid network filter id", err.Error())
 		return
 	}
-	var users nwfilterUsers
-	var undefineErr error
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		cur, err := l.NwfilterLookupByUUID(f.UUID)
-		if err != nil {
-			return err
-		}
-		if users, err = nwfilterUsersOf(l, cur.Name); err != nil {
-			return err
-		}
-		// libvirt decides what blocks the undefine; its refusal is
-		// explained below, not retried
-		undefineErr = l.NwfilterUndefine(cur)
-		return nil
-	})
+	users, undefineErr, err := libvirtops.Nwfilters(r.Client()).Delete(ctx, id)
 	switch {
 	case libvirtconn.IsNotFound(err) || (err == nil && libvirtconn.IsNotFound(undefineErr)):
 		return
 	case err != nil:
 		resp.Diagnostics.AddError("Cannot delete network filter", err.Error())
-	case undefineErr != nil && len(users.domains) > 0:
+	case undefineErr != nil && len(users.Domains) > 0:
 		resp.Diagnostics.AddError("Network filter is in use", fmt.Sprintf("libvirt cannot undefine network filter %q "+
 			"while running domains use it: %s. Stop those domains or remove their interfaces' filter_ref first (libvirt: %v).",
-			users.name, strings.Join(users.domains, ", "), undefineErr))
+			users.Name, strings.Join(users.Domains, ", "), undefineErr))
 	case undefineErr != nil:
 		resp.Diagnostics.AddError("Cannot delete network filter", undefineErr.Error())
-	case len(users.filters) > 0:
+	case len(users.Filters) > 0:
 		resp.Diagnostics.AddWarning("Network filter still referenced", fmt.Sprintf("Network filter %q was undefined, but "+
 			"these network filters still reference it: %s. Guests whose interfaces use them cannot start until it is defined again.",
-			users.name, strings.Join(users.filters, ", ")))
+			users.Name, strings.Join(users.Filters, ", ")))
 	}
-}
-
-// nwfilterUsers are the references to one filter.
-type nwfilterUsers struct {
-	name    string
-	filters []string // filters with a <filterref> to it
-	// running domains whose interfaces use it, directly or through filters
-	// that reference it ("dom (through f)")
-	domains []string
-}
-
-// nwfilterUsersOf finds the filters that reference the filter called name,
-// and the running domains that use it directly or through them.
-func nwfilterUsersOf(l *libvirt.Libvirt, name string) (nwfilterUsers, error) {
-	users := nwfilterUsers{name: name}
-	filters, _, err := l.ConnectListAllNwfilters(1, 0)
-	if err != nil {
-		return users, fmt.Errorf("listing network filters: %w", err)
-	}
-	refs := map[string][]string{} // filter -> filters it references
-	for _, f := range filters {
-		x, err := l.NwfilterGetXMLDesc(f, 0)
-		if libvirtconn.IsNotFound(err) {
-			continue // undefined meanwhile
-		}
-		if err != nil {
-			return users, fmt.Errorf("reading network filter %q: %w", f.Name, err)
-		}
-		var doc libvirtxml.NWFilter
-		if err := doc.Unmarshal(x); err != nil {
-			return users, fmt.Errorf("parsing network filter %q: %w", f.Name, err)
-		}
-		for _, e := range doc.Entries {
-			if e.Ref != nil {
-				refs[f.Name] = append(refs[f.Name], e.Ref.Filter)
-				if e.Ref.Filter == name && !slices.Contains(users.filters, f.Name) {
-					users.filters = append(users.filters, f.Name)
-				}
-			}
-		}
-	}
-	// via[f]: the filter through which f reaches name ("" for name itself)
-	via := map[string]string{name: ""}
-	for changed := true; changed; {
-		changed = false
-		for f, targets := range refs {
-			if _, done := via[f]; done {
-				continue
-			}
-			for _, t := range targets {
-				if _, ok := via[t]; ok {
-					via[f], changed = f, true
-					break
-				}
-			}
-		}
-	}
-	doms, _, err := l.ConnectListAllDomains(1, libvirt.ConnectListDomainsActive)
-	if err != nil {
-		return users, fmt.Errorf("listing running domains: %w", err)
-	}
-	for _, d := range doms {
-		x, err := l.DomainGetXMLDesc(d, 0)
-		if libvirtconn.IsNotFound(err) {
-			continue // stopped meanwhile
-		}
-		if err != nil {
-			return users, fmt.Errorf("reading domain %q: %w", d.Name, err)
-		}
-		var doc libvirtxml.Domain
-		if err := doc.Unmarshal(x); err != nil {
-			return users, fmt.Errorf("parsing domain %q: %w", d.Name, err)
-		}
-		if doc.Devices == nil {
-			continue
-		}
-		for _, iface := range doc.Devices.Interfaces {
-			if iface.FilterRef == nil {
-				continue
-			}
-			if through, ok := via[iface.FilterRef.Filter]; ok {
-				if through != "" {
-					users.domains = append(users.domains, fmt.Sprintf("%s (through filter %s)", d.Name, through))
-				} else {
-					users.domains = append(users.domains, d.Name)
-				}
-				break
-			}
-		}
-	}
-	sort.Strings(users.filters)
-	sort.Strings(users.domains)
-	return users, nil
 }

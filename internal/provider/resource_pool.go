@@ -3,10 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -17,6 +14,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -113,121 +111,52 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 	// The UUID is chosen here: when the connection breaks and Do runs the
 	// steps again, defining the same name and UUID again is harmless.
 	if doc.UUID == "" {
-		doc.UUID = newUUID()
+		doc.UUID = libvirtops.NewUUID()
 	}
-	xml, err := doc.Marshal()
-	if err != nil {
+	if _, err := doc.Marshal(); err != nil {
 		resp.Diagnostics.AddError("Cannot write pool XML", err.Error())
 		return
 	}
 	// a pool of this name that is not ours: never redefine it
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		existing, err := l.StoragePoolLookupByName(doc.Name)
-		if err == nil {
-			return fmt.Errorf("a pool named %q already exists (UUID %s) and is not in this state; adopt it with an import block (id = %q), "+
-				"or remove it: virsh pool-destroy %s; virsh pool-undefine %s", doc.Name, treeresource.UUIDString(existing.UUID), doc.Name, doc.Name, doc.Name)
-		}
-		if libvirtconn.IsNotFound(err) {
-			return nil
-		}
-		return err
-	})
+	existing, err := libvirtops.Pools(r.Client()).NameTaken(ctx, doc.Name)
+	if err == nil && existing != "" {
+		err = fmt.Errorf("a pool named %q already exists (UUID %s) and is not in this state; %s, "+
+			"or remove it: virsh pool-destroy %s; virsh pool-undefine %s", doc.Name, existing, treeresource.ImportAdvice(doc.Name), doc.Name, doc.Name)
+	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create pool", err.Error())
 		return
 	}
 	autostart, _ := treeresource.Bool(plan, "autostart")
 	steps := readPoolSteps(plan, doc.Type)
-	var pool libvirt.StoragePool
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		pool, err = l.StoragePoolDefineXML(xml, uint32(libvirt.StoragePoolDefineValidate))
-		if err != nil {
-			return fmt.Errorf("defining pool: %w", err)
-		}
-		built := false
-		undo := func(step string, err error) error {
-			// leave nothing behind: the directory we made, the definition
-			if built {
-				_ = l.StoragePoolDelete(pool, libvirt.StoragePoolDeleteNormal)
-			}
-			_ = l.StoragePoolUndefine(pool)
-			return fmt.Errorf("%s pool %q: %w", step, pool.Name, err)
-		}
-		if steps.build {
-			if err := l.StoragePoolBuild(pool, libvirt.StoragePoolBuildNew); err != nil {
-				return undo("building", err)
-			}
-			built = true
-		}
-		if steps.start {
-			// started already by a first run that the connection broke under
-			if active, err := l.StoragePoolIsActive(pool); err != nil || active != 1 {
-				if err := l.StoragePoolCreate(pool, 0); err != nil {
-					return undo("starting", err)
-				}
-			}
-		}
-		if autostart {
-			if err := l.StoragePoolSetAutostart(pool, 1); err != nil {
-				_ = l.StoragePoolDestroy(pool)
-				return undo("setting autostart of", err)
-			}
-		}
-		return nil
-	})
+	uuid, err := libvirtops.Pools(r.Client()).Create(ctx, doc, steps, autostart)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot create pool", err.Error())
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), treeresource.UUIDString(pool.UUID), plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read pool after create", fmt.Sprint(err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: uuid, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 // Fetch reads the pool document and its autostart flag.
 func (r *poolResource) Fetch(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.StoragePool], error) {
-	pool, err := poolRef(id)
+	return fetchPool(ctx, c, id)
+}
+
+// fetchPool is Fetch without a resource: the data source of the same name reads with it too.
+func fetchPool(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.StoragePool], error) {
+	p, err := libvirtops.Pools(c).Fetch(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	var xml string
-	var autostart int32
-	err = c.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		if xml, err = l.StoragePoolGetXMLDesc(pool, 0); err != nil {
-			return err
-		}
-		autostart, err = l.StoragePoolGetAutostart(pool)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	var doc libvirtxml.StoragePool
-	if err := doc.Unmarshal(xml); err != nil {
-		return nil, fmt.Errorf("parsing pool XML: %w", err)
-	}
-	return &treeresource.Fetched[libvirtxml.StoragePool]{Doc: &doc, Own: map[string]tftypes.Value{
-		"id":        treeresource.StringValue(doc.UUID),
-		"autostart": treeresource.BoolValue(autostart == 1),
+	return &treeresource.Fetched[libvirtxml.StoragePool]{Doc: p.Doc, Own: map[string]tftypes.Value{
+		"id":        treeresource.StringValue(p.Doc.UUID),
+		"autostart": treeresource.BoolValue(p.Autostart),
 	}}, nil
 }
 
 // LookUp resolves a pool's UUID or name.
-func (r *poolResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	return treeresource.ByUUIDOrName(l, importID,
-		func(l *libvirt.Libvirt, u libvirt.UUID) (libvirt.UUID, error) {
-			o, err := l.StoragePoolLookupByUUID(u)
-			return o.UUID, err
-		},
-		func(l *libvirt.Libvirt, name string) (libvirt.UUID, error) {
-			o, err := l.StoragePoolLookupByName(name)
-			return o.UUID, err
-		})
+func (r *poolResource) LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (string, error) {
+	return libvirtops.Pools(c).LookUp(ctx, importID)
 }
 
 // PruneImported keeps what a configuration sets: libvirt reports target
@@ -243,14 +172,6 @@ func (r *poolResource) PruneImported(doc *libvirtxml.StoragePool) {
 	}
 }
 
-func poolRef(id string) (libvirt.StoragePool, error) {
-	u, err := treeresource.ParseUUID(id)
-	if err != nil {
-		return libvirt.StoragePool{}, err
-	}
-	return libvirt.StoragePool{UUID: u}, nil
-}
-
 // Update applies autostart; delete_volumes only lives in state. ModifyPlan
 // replaces the pool for any document change.
 func (r *poolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -259,29 +180,17 @@ func (r *poolResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	}
 	plan := treeresource.ObjectAttrs(req.Plan.Raw)
 	id, _ := treeresource.String(treeresource.ObjectAttrs(req.State.Raw), "id")
-	pool, err := poolRef(id)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(id); err != nil {
 		resp.Diagnostics.AddError("Invalid pool id", err.Error())
 		return
 	}
 	autostart, _ := treeresource.Bool(plan, "autostart")
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		var a int32
-		if autostart {
-			a = 1
-		}
-		return l.StoragePoolSetAutostart(pool, a)
-	})
+	err := libvirtops.Pools(r.Client()).SetAutostart(ctx, id, autostart)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot update pool", err.Error())
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read pool after update", fmt.Sprint(err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -291,60 +200,16 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	st := treeresource.ObjectAttrs(req.State.Raw)
 	id, _ := treeresource.String(st, "id")
 	deleteVolumes, _ := treeresource.Bool(st, "delete_volumes")
-	pool, err := poolRef(id)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(id); err != nil {
 		resp.Diagnostics.AddError("Invalid pool id", err.Error())
 		return
 	}
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		p, err := l.StoragePoolLookupByUUID(pool.UUID)
-		if err != nil {
-			return err
-		}
-		pool = p
-		unlock := storageLocks.Lock(poolLockKey(r.Client().URI(), pool.Name))
-		defer unlock()
-		active, err := l.StoragePoolIsActive(pool)
-		if err != nil {
-			return err
-		}
-		if active == 1 {
-			// the volume list is libvirt's from the last refresh: on shared
-			// storage (rbd, a shared directory) another host may have deleted
-			// volumes since; a failed refresh leaves the cached list
-			_ = l.StoragePoolRefresh(pool, 0)
-			vols, _, err := l.StoragePoolListAllVolumes(pool, 1, 0)
-			if err != nil {
-				return fmt.Errorf("listing volumes of pool %q: %w", pool.Name, err)
-			}
-			if len(vols) > 0 && !deleteVolumes {
-				names := make([]string, len(vols))
-				for i, v := range vols {
-					names[i] = v.Name
-				}
-				sort.Strings(names)
-				return fmt.Errorf("pool %q still holds %d volume(s): %s. Delete them first, or set delete_volumes = true "+
-					"on the pool (apply that change, then destroy) to delete them with the pool", pool.Name, len(vols), strings.Join(names, ", "))
-			}
-			for _, v := range vols {
-				if err := l.StorageVolDelete(v, 0); err != nil && !libvirtconn.IsNotFound(err) {
-					return fmt.Errorf("deleting volume %q of pool %q: %w", v.Name, pool.Name, err)
-				}
-			}
-			if err := l.StoragePoolDestroy(pool); err != nil {
-				return fmt.Errorf("stopping pool %q: %w", pool.Name, err)
-			}
-		}
-		var doc libvirtxml.StoragePool
-		if xml, err := l.StoragePoolGetXMLDesc(pool, libvirt.StorageXMLInactive); err == nil && doc.Unmarshal(xml) == nil && readPoolSteps(st, doc.Type).deleteStorage {
-			// remove the (now empty) target directory that building created
-			if err := l.StoragePoolDelete(pool, libvirt.StoragePoolDeleteNormal); err != nil {
-				resp.Diagnostics.AddWarning("Pool directory left in place",
-					fmt.Sprintf("Removing the target directory of pool %q failed: %v", pool.Name, err))
-			}
-		}
-		return l.StoragePoolUndefine(pool)
+	storageLeft, err := libvirtops.Pools(r.Client()).Delete(ctx, id, deleteVolumes, func(poolType string) bool {
+		return readPoolSteps(st, poolType).DeleteStorage
 	})
+	if storageLeft != nil {
+		resp.Diagnostics.AddWarning("Pool directory left in place", storageLeft.Error())
+	}
 	if err != nil && !libvirtconn.IsNotFound(err) {
 		resp.Diagnostics.AddError("Cannot delete pool", err.Error())
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -20,6 +19,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
@@ -31,17 +31,16 @@ var (
 	_ resource.ResourceWithValidateConfig = (*secretResource)(nil)
 )
 
-// secretUsageTypes maps the XML usage types to libvirt's numbers and to the
-// usage attribute that holds each type's usage id.
+// secretUsageTypes maps the XML usage types to the usage attribute that
+// holds each type's usage id.
 var secretUsageTypes = map[string]struct {
-	num   libvirt.SecretUsageType
 	field string
 }{
-	"volume": {libvirt.SecretUsageTypeVolume, "volume"},
-	"ceph":   {libvirt.SecretUsageTypeCeph, "name"},
-	"iscsi":  {libvirt.SecretUsageTypeIscsi, "target"},
-	"tls":    {libvirt.SecretUsageTypeTLS, "name"},
-	"vtpm":   {libvirt.SecretUsageTypeVtpm, "name"},
+	"volume": {"volume"},
+	"ceph":   {"name"},
+	"iscsi":  {"target"},
+	"tls":    {"name"},
+	"vtpm":   {"name"},
 }
 
 // NewSecretResource returns the libvirt_secret resource.
@@ -150,16 +149,6 @@ func hasValueAttr(attrs map[string]tftypes.Value) bool {
 	return false
 }
 
-func yesWord(s string) bool { return s == "yes" || s == "true" || s == "on" }
-
-func secretRef(id string) (libvirt.Secret, error) {
-	u, err := treeresource.ParseUUID(id)
-	if err != nil {
-		return libvirt.Secret{}, err
-	}
-	return libvirt.Secret{UUID: u}, nil
-}
-
 func (r *secretResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	if !treeresource.RequireClient(r.Client(), &resp.Diagnostics) {
 		return
@@ -183,51 +172,18 @@ func (r *secretResource) Create(ctx context.Context, req resource.CreateRequest,
 	// define again, it redefines the same secret instead of adding another.
 	userUUID := doc.UUID != ""
 	if !userUUID {
-		doc.UUID = newUUID()
+		doc.UUID = libvirtops.NewUUID()
 	}
-	sec, err := secretRef(doc.UUID)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(doc.UUID); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("uuid"), "Invalid secret UUID", err.Error())
 		return
 	}
-	xml, err := doc.Marshal()
-	if err != nil {
+	if _, err := doc.Marshal(); err != nil {
 		resp.Diagnostics.AddError("Cannot write secret XML", err.Error())
 		return
 	}
 	// a secret that is not ours (same UUID, or same usage): never redefine it
-	var conflict path.Path
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		if userUUID {
-			if _, err := l.SecretLookupByUUID(sec.UUID); err == nil {
-				conflict = path.Root("uuid")
-				return fmt.Errorf("a secret with UUID %s already exists and is not in this state; adopt it with an import block "+
-					"(id = %q), or remove it: virsh secret-undefine %s", doc.UUID, doc.UUID, doc.UUID)
-			} else if !libvirtconn.IsNotFound(err) {
-				return err
-			}
-		}
-		if doc.Usage == nil {
-			return nil
-		}
-		ut, ok := secretUsageTypes[doc.Usage.Type]
-		if !ok {
-			return nil // ValidateConfig reported it; libvirt refuses it at define
-		}
-		usageID := secretUsageID(doc.Usage)
-		existing, err := l.SecretLookupByUsage(int32(ut.num), usageID)
-		if err == nil {
-			id := treeresource.UUIDString(existing.UUID)
-			conflict = path.Root("usage")
-			return fmt.Errorf("usage.%s: secret %s already has usage %s %q and is not in this state; libvirt allows one secret per "+
-				"usage. Adopt it with an import block (id = %q), or remove it: virsh secret-undefine %s",
-				ut.field, id, doc.Usage.Type, usageID, id, id)
-		}
-		if libvirtconn.IsNotFound(err) {
-			return nil
-		}
-		return err
-	})
+	conflict, err := r.secretConflict(ctx, doc, userUUID)
 	if err != nil {
 		if conflict.Equal(path.Empty()) {
 			resp.Diagnostics.AddError("Cannot create secret", err.Error())
@@ -236,49 +192,50 @@ func (r *secretResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 		return
 	}
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		s, err := l.SecretDefineXML(xml, uint32(libvirt.SecretDefineValidate))
-		if err != nil {
-			return fmt.Errorf("defining secret: %w", err)
-		}
-		if !hasValue {
-			return nil
-		}
-		if err := l.SecretSetValue(s, value, 0); err != nil {
-			// leave nothing behind: a secret without its value is of no use
-			if uerr := l.SecretUndefine(s); uerr != nil && !libvirtconn.IsNotFound(uerr) {
-				return fmt.Errorf("setting the value of secret %s: %w (undefining it failed too: %v; remove it with virsh secret-undefine %s)",
-					doc.UUID, err, uerr, doc.UUID)
-			}
-			return fmt.Errorf("setting the value of secret %s: %w (the secret was undefined again)", doc.UUID, err)
-		}
-		return nil
-	})
+	err = libvirtops.Secrets(r.Client()).Create(ctx, doc, value, hasValue)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot create secret", err.Error())
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), doc.UUID, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read secret after create", fmt.Sprint(err)+r.removeAfterFailure(ctx, sec))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: doc.UUID, Prior: plan,
+		Undo: func() (string, bool) { return r.removeAfterFailure(ctx, doc.UUID), false }}, &resp.State, &resp.Diagnostics)
 }
 
 // removeAfterFailure undefines a secret a failed create left behind, and
 // says so for the error message.
-func (r *secretResource) removeAfterFailure(ctx context.Context, sec libvirt.Secret) string {
-	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error { return l.SecretUndefine(sec) })
-	switch {
-	case err == nil:
-		return " (the secret was undefined again)"
-	case libvirtconn.IsNotFound(err):
-		return ""
-	default:
-		id := treeresource.UUIDString(sec.UUID)
-		return fmt.Sprintf(" (undefining secret %s failed too: %v; remove it with virsh secret-undefine %s)", id, err, id)
+func (r *secretResource) removeAfterFailure(ctx context.Context, id string) string {
+	return r.RemovalSaid(libvirtops.Secrets(r.Client()).Remove(ctx, id), id, "virsh secret-undefine "+id)
+}
+
+// secretConflict finds a secret that is not ours with the UUID the plan
+// chose (userUUID) or the same usage, and names the attribute and the way out.
+func (r *secretResource) secretConflict(ctx context.Context, doc *libvirtxml.Secret, userUUID bool) (path.Path, error) {
+	secrets := libvirtops.Secrets(r.Client())
+	if userUUID {
+		exists, err := secrets.Exists(ctx, doc.UUID)
+		if err != nil {
+			return path.Empty(), err
+		}
+		if exists {
+			return path.Root("uuid"), fmt.Errorf("a secret with UUID %s already exists and is not in this state; adopt it with an import block "+
+				"(id = %q), or remove it: virsh secret-undefine %s", doc.UUID, doc.UUID, doc.UUID)
+		}
 	}
+	if doc.Usage == nil {
+		return path.Empty(), nil
+	}
+	ut, ok := secretUsageTypes[doc.Usage.Type]
+	if !ok {
+		return path.Empty(), nil // ValidateConfig reported it; libvirt refuses it at define
+	}
+	usageID := secretUsageID(doc.Usage)
+	id, err := secrets.UsageTaken(ctx, doc.Usage.Type, usageID)
+	if err != nil || id == "" {
+		return path.Empty(), err
+	}
+	return path.Root("usage"), fmt.Errorf("usage.%s: secret %s already has usage %s %q and is not in this state; libvirt allows one secret per "+
+		"usage. Adopt it with an import block (id = %q), or remove it: virsh secret-undefine %s",
+		ut.field, id, doc.Usage.Type, usageID, id, id)
 }
 
 // secretUsageID is the usage id libvirt indexes the usage by.
@@ -294,24 +251,11 @@ func secretUsageID(u *libvirtxml.SecretUsage) string {
 
 // Fetch reads the secret's definition. The value is not part of it.
 func (r *secretResource) Fetch(ctx context.Context, c *libvirtconn.Client, id string) (*treeresource.Fetched[libvirtxml.Secret], error) {
-	sec, err := secretRef(id)
+	doc, err := libvirtops.Secrets(c).Fetch(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	var xml string
-	err = c.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		xml, err = l.SecretGetXMLDesc(sec, 0)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	var doc libvirtxml.Secret
-	if err := doc.Unmarshal(xml); err != nil {
-		return nil, fmt.Errorf("parsing secret XML: %w", err)
-	}
-	return &treeresource.Fetched[libvirtxml.Secret]{Doc: &doc, Own: map[string]tftypes.Value{
+	return &treeresource.Fetched[libvirtxml.Secret]{Doc: doc, Own: map[string]tftypes.Value{
 		"id": treeresource.StringValue(doc.UUID),
 	}}, nil
 }
@@ -353,31 +297,11 @@ func (r *secretResource) Read(ctx context.Context, req resource.ReadRequest, res
 		return // a value_base64 that does not decode was never applied
 	}
 	id, _ := treeresource.String(st, "id")
-	sec, err := secretRef(id)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(id); err != nil {
 		return
 	}
-	var live []byte
-	private, hasValue := false, true
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		// privacy from libvirt, not state: a configuration may leave it out
-		x, err := l.SecretGetXMLDesc(sec, 0)
-		if err != nil {
-			return err
-		}
-		var doc libvirtxml.Secret
-		if err := doc.Unmarshal(x); err != nil {
-			return fmt.Errorf("parsing secret XML: %w", err)
-		}
-		if private = yesWord(doc.Private); private {
-			return nil
-		}
-		live, err = l.SecretGetValue(sec, 0)
-		if libvirtconn.IsNotFound(err) {
-			hasValue, err = false, nil // the secret exists (read above): it has no value
-		}
-		return err
-	})
+	v, err := libvirtops.Secrets(r.Client()).Value(ctx, id)
+	private, hasValue, live := v.Private, v.HasValue, v.Value
 	if err != nil {
 		if libvirtconn.IsNotFound(err) {
 			resp.State.RemoveResource(ctx)
@@ -405,33 +329,8 @@ func (r *secretResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 // LookUp resolves a secret's UUID, or a usage id (volume path or name).
-func (r *secretResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	if u, err := treeresource.ParseUUID(importID); err == nil {
-		s, err := l.SecretLookupByUUID(u)
-		if err != nil {
-			return "", err
-		}
-		return treeresource.UUIDString(s.UUID), nil
-	}
-	all, _, err := l.ConnectListAllSecrets(1, 0)
-	if err != nil {
-		return "", err
-	}
-	var found []string
-	for _, s := range all {
-		if s.UsageID == importID {
-			found = append(found, treeresource.UUIDString(s.UUID))
-		}
-	}
-	sort.Strings(found)
-	switch len(found) {
-	case 0:
-		return "", fmt.Errorf("no secret has the UUID or usage id %q (virsh secret-list shows them)", importID)
-	case 1:
-		return found[0], nil
-	}
-	return "", fmt.Errorf("usage id %q is used by %d secrets of different usage types (%s): import by UUID",
-		importID, len(found), strings.Join(found, ", "))
+func (r *secretResource) LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (string, error) {
+	return libvirtops.Secrets(c).LookUp(ctx, importID)
 }
 
 // Update redefines the secret (same UUID) when its document changed, on top
@@ -444,8 +343,7 @@ func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest,
 	plan := treeresource.ObjectAttrs(req.Plan.Raw)
 	prior := treeresource.ObjectAttrs(req.State.Raw)
 	id, _ := treeresource.String(prior, "id")
-	sec, err := secretRef(id)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(id); err != nil {
 		resp.Diagnostics.AddError("Invalid secret id", err.Error())
 		return
 	}
@@ -458,7 +356,7 @@ func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest,
 			redefine = true
 		}
 	}
-	var xml string
+	var redefined *libvirtxml.Secret
 	if redefine {
 		// the plan is applied to the definition libvirt holds now: what
 		// the configuration does not mention stays
@@ -473,10 +371,11 @@ func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest,
 			return
 		}
 		doc.UUID = id
-		if xml, err = doc.Marshal(); err != nil {
+		if _, err = doc.Marshal(); err != nil {
 			resp.Diagnostics.AddError("Cannot write secret XML", err.Error())
 			return
 		}
+		redefined = doc
 	}
 	value, hasValue, err := secretValue(plan)
 	if err != nil {
@@ -492,20 +391,8 @@ func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest,
 			value, setValue = []byte(wo), true
 		}
 	}
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		if redefine {
-			// a redefinition keeps the value libvirt holds
-			if _, err := l.SecretDefineXML(xml, uint32(libvirt.SecretDefineValidate)); err != nil {
-				return fmt.Errorf("redefining secret %s: %w", id, err)
-			}
-		}
-		if setValue {
-			if err := l.SecretSetValue(sec, value, 0); err != nil {
-				return fmt.Errorf("setting the value of secret %s: %w", id, err)
-			}
-		}
-		return nil
-	})
+	// a redefinition keeps the value libvirt holds
+	err = libvirtops.Secrets(r.Client()).Update(ctx, id, redefined, value, setValue)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot update secret", err.Error())
 		// keep what was applied before the failure: the next plan shows the rest
@@ -514,12 +401,7 @@ func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest,
 		}
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), id, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read secret after update", fmt.Sprint(err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 func (r *secretResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -527,12 +409,11 @@ func (r *secretResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return
 	}
 	id, _ := treeresource.String(treeresource.ObjectAttrs(req.State.Raw), "id")
-	sec, err := secretRef(id)
-	if err != nil {
+	if _, err := libvirtops.ParseUUID(id); err != nil {
 		resp.Diagnostics.AddError("Invalid secret id", err.Error())
 		return
 	}
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error { return l.SecretUndefine(sec) })
+	err := libvirtops.Secrets(r.Client()).Remove(ctx, id)
 	if err != nil && !libvirtconn.IsNotFound(err) {
 		resp.Diagnostics.AddError("Cannot delete secret", err.Error())
 	}
@@ -549,9 +430,9 @@ func (r *secretResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRe
 	}
 	state := treeresource.ObjectAttrs(req.State.Raw)
 	wasPrivate, _ := treeresource.String(state, "private")
-	if p := plan["private"]; yesWord(wasPrivate) && p.IsKnown() {
+	if p := plan["private"]; libvirtops.YesWord(wasPrivate) && p.IsKnown() {
 		now, _ := treeresource.String(plan, "private")
-		if !yesWord(now) {
+		if !libvirtops.YesWord(now) {
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("private"))
 		}
 	}
@@ -559,9 +440,9 @@ func (r *secretResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRe
 	// and undefining it then leaves the file: the secret would come back
 	// when libvirtd restarts. Replacing removes the persistent one first.
 	wasEphemeral, _ := treeresource.String(state, "ephemeral")
-	if e := plan["ephemeral"]; !yesWord(wasEphemeral) && e.IsKnown() {
+	if e := plan["ephemeral"]; !libvirtops.YesWord(wasEphemeral) && e.IsKnown() {
 		now, _ := treeresource.String(plan, "ephemeral")
-		if yesWord(now) {
+		if libvirtops.YesWord(now) {
 			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("ephemeral"))
 		}
 	}

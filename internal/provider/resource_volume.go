@@ -3,14 +3,13 @@ package provider
 import (
 	"context"
 	"fmt"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"math/big"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/digitalocean/go-libvirt"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -22,6 +21,7 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
@@ -227,20 +227,8 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	poolName, _ := treeresource.String(plan, "pool")
 	url := contentURL(plan)
-	lockKey := poolLockKey(r.Client().URI(), poolName)
-
-	// Look the pool up through Do, which re-dials a broken connection; the
-	// create and upload then use that connection directly: they must not be
-	// repeated blindly on a new one.
-	var l *libvirt.Libvirt
-	var pool libvirt.StoragePool
-	err = r.Client().Do(ctx, func(conn *libvirt.Libvirt) error {
-		var err error
-		l = conn
-		pool, err = conn.StoragePoolLookupByName(poolName)
-		return err
-	})
-	if err != nil {
+	volumes := libvirtops.Volumes(r.Client())
+	if err := volumes.FindPool(ctx, poolName); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("pool"), "Cannot find storage pool", fmt.Sprintf("pool %q: %v", poolName, err))
 		return
 	}
@@ -248,33 +236,34 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	// be the half-written leftover of an interrupted apply. Knowing that it
 	// did not exist before is also what lets a create whose answer the
 	// connection lost find out whether it happened.
-	if exists, _ := volumeExists(ctx, r.Client(), poolName, doc.Name); exists {
+	if exists, _ := volumes.Exists(ctx, poolName, doc.Name); exists {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Volume already exists",
 			fmt.Sprintf("Pool %q already has a volume %q that is not in this state; an earlier apply may have been interrupted while writing it, "+
 				"so its content is not trusted. If it is complete and yours, adopt it with an import block (id = \"%s/%s\"); "+
 				"otherwise delete it: virsh vol-delete --pool %s %s", poolName, doc.Name, poolName, doc.Name, poolName, doc.Name))
 		return
 	}
-	var vol libvirt.StorageVol
+	var key string
 	clone := cloneSource(plan)
 	// volumes getting the same content on this host share one transfer
 	share := joinSharedDownload(r.Client().URI(), plan)
 	if share != nil {
 		defer share.Release()
 		if from, digest, ok := share.Wait(ctx); ok {
-			clone = &cloneRef{volume: from}
+			clone = &libvirtops.CloneSource{Volume: from}
 			tflog.Info(ctx, "volume content copied on the host from a volume that downloaded it in this apply",
 				map[string]any{"volume": poolName + "/" + doc.Name, "from": from, "url": redactedURL(url)})
 			defer func() { resp.State.Raw = withContentDigest(resp.State.Raw, digest) }()
 		}
 	}
 	if clone != nil {
+		want, _ := sizeBytes(plan, "capacity")
 		var unknown bool
-		vol, unknown, err = r.cloneVolume(ctx, poolName, lockKey, doc, plan, clone)
+		key, unknown, err = volumes.Clone(ctx, poolName, doc, want, *clone, progressLogger(ctx))
 		if err != nil {
 			msg := err.Error()
 			if unknown {
-				r.recordUnfinished(req.Plan.Raw, vol, poolName, doc.Name, resp)
+				r.recordUnfinished(req.Plan.Raw, key, poolName, doc.Name, resp)
 				msg += "; whether the copy was created is unknown, so it is recorded as tainted: the next apply looks it up and re-creates it"
 			}
 			resp.Diagnostics.AddAttributeError(path.Root("create").AtName("clone"), "Cannot copy volume", msg)
@@ -288,53 +277,43 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 		defer src.Close()
 		defer func() { resp.State.Raw = withContentDigest(resp.State.Raw, src.Digest()) }()
-		// the create and upload run on a connection of their own: the stream
-		// does not hold up the other operations of a parallel apply, and a
-		// broken path ends each upload by itself (libvirt 9.0's daemon can
-		// crash when one client's connection drops with several streams open)
-		dl, err := r.Client().Dedicated(ctx)
+		// the create and upload run on a connection of their own (Upload)
+		up, err := volumes.OpenUpload(ctx)
 		if err != nil {
 			resp.Diagnostics.AddError("Cannot connect for the upload", err.Error())
 			return
 		}
-		defer func() { _ = dl.Disconnect() }()
-		if pool, err = dl.StoragePoolLookupByName(poolName); err != nil {
+		defer up.Close()
+		if err := up.UsePool(poolName); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("pool"), "Cannot find storage pool", fmt.Sprintf("pool %q: %v", poolName, err))
 			return
 		}
-		l = dl
 		var diags diag.Diagnostics
-		def := checkRBDContent(l, plan, &diags)
+		def := checkRBDContent(up.PoolDefinition, plan, &diags)
 		if resp.Diagnostics.Append(diags...); diags.HasError() {
 			return
 		}
 		if def != nil && def.Type == "rbd" {
 			var ok bool
-			if vol, ok = r.createRBDFromContent(ctx, l, pool, def, doc, plan, src, req.Plan.Raw, resp); !ok {
+			if key, ok = r.createRBDFromContent(ctx, up, poolName, def, doc, plan, src, req.Plan.Raw, resp); !ok {
 				return
 			}
 		} else {
 			capacity, _ := sizeBytes(plan, "capacity")
-			stopAbort := r.Client().AbortOnDone(ctx, l) // a cancelled upload ends at once, also on a frozen path
-			stopProgress := logProgress(ctx, "upload", fmt.Sprintf("%s/%s", poolName, doc.Name), src.URL, src.Transferred, src.Size)
-			vol, err = storage.CreateVolume(ctx, l, &storageLocks, storage.VolumeRequest{
-				Pool: pool, LockKey: lockKey, Def: doc, Capacity: capacity,
-			}, src)
-			stopProgress()
-			stopAbort()
+			key, err = up.Create(ctx, doc, capacity, src, progressLogger(ctx))
 			if err != nil {
-				// CreateVolume deletes what it made, but not through a broken
+				// the create deletes what it made, but not through a broken
 				// connection: a half-written volume is removed on a new one
 				msg := err.Error()
-				if !l.IsConnected() { // else CreateVolume cleaned up on this connection itself
+				if !up.Connected() { // else the create cleaned up on its connection itself
 					// on a context of its own (the apply's may be cancelled by SIGINT), briefly: tofu is waiting to exit
 					cleanCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-					removed, rerr := removeVolumeIfPresent(cleanCtx, r.Client(), poolName, doc.Name, lockKey)
+					removed, rerr := volumes.RemoveIfPresent(cleanCtx, poolName, doc.Name)
 					cancel()
 					if removed {
 						msg += "; the incomplete volume was deleted on a new connection"
 					} else if rerr != nil {
-						r.recordUnfinished(req.Plan.Raw, vol, poolName, doc.Name, resp)
+						r.recordUnfinished(req.Plan.Raw, key, poolName, doc.Name, resp)
 						msg += fmt.Sprintf("; the volume may remain half-written and is recorded as tainted: the next apply deletes and "+
 							"re-creates it (or remove it by hand: virsh vol-delete --pool %s %s) (%v)", poolName, doc.Name, rerr)
 					}
@@ -343,56 +322,38 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 				return
 			}
 			if share != nil {
-				share.Publish(vol.Key, src.Digest())
+				share.Publish(key, src.Digest())
 			}
 			resp.Diagnostics.Append(recordContentWritten(ctx, src, resp.Private)...)
 			tflog.Info(ctx, "volume content transferred", map[string]any{"volume": poolName + "/" + doc.Name, "url": src.URL,
 				"bytes": src.Transferred(), "compressed": src.Compression, "digest": fmt.Sprint(src.Digest())})
 		}
 	} else {
-		xml, err := doc.Marshal()
-		if err != nil {
+		if _, err := doc.Marshal(); err != nil {
 			resp.Diagnostics.AddError("Cannot write volume XML", err.Error())
 			return
 		}
-		unlock := storageLocks.Lock(lockKey)
-		vol, err = l.StorageVolCreateXML(pool, xml, 0)
-		unlock()
-		if err != nil && !l.IsConnected() {
-			// the answer was lost with the connection: the volume did not
-			// exist before, so if it exists now this call made it
-			if found, lerr := lookupVolume(ctx, r.Client(), poolName, doc.Name); lerr == nil {
-				vol, err = found, nil
-			}
-		}
+		var unknown bool
+		key, unknown, err = volumes.CreateEmpty(ctx, poolName, doc)
 		if err != nil {
-			msg := fmt.Sprintf("creating volume %q in pool %q: %v", doc.Name, poolName, err)
-			if !l.IsConnected() {
+			msg := err.Error()
+			if unknown {
 				// neither the answer nor a look-up says whether it exists
-				r.recordUnfinished(req.Plan.Raw, vol, poolName, doc.Name, resp)
+				r.recordUnfinished(req.Plan.Raw, key, poolName, doc.Name, resp)
 				msg += "; whether the volume was created is unknown, so it is recorded as tainted: the next apply looks it up and re-creates it"
 			}
 			resp.Diagnostics.AddError("Cannot create volume", msg)
 			return
 		}
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), vol.Key, plan)
-	if err != nil || !found {
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: key, Prior: plan, Undo: func() (string, bool) {
 		// not in state means nobody would delete it: remove it now
-		derr := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-			unlock := storageLocks.Lock(lockKey)
-			defer unlock()
-			return l.StorageVolDelete(vol, 0)
-		})
-		msg := fmt.Sprintf("volume %s: %v", vol.Key, err)
+		derr := volumes.RemoveKey(ctx, key)
 		if derr != nil && !libvirtconn.IsNotFound(derr) {
-			r.recordUnfinished(req.Plan.Raw, vol, poolName, doc.Name, resp)
-			msg += fmt.Sprintf("; deleting it again also failed, so it is recorded as tainted: the next apply deletes and re-creates it (%v)", derr)
+			return fmt.Sprintf("; deleting it again also failed (%v)", derr), true
 		}
-		resp.Diagnostics.AddError("Cannot read volume after create", msg)
-		return
-	}
-	resp.State.Raw = state
+		return "", false
+	}}, &resp.State, &resp.Diagnostics)
 }
 
 // logProgress logs a long transfer's progress at INFO every
@@ -412,37 +373,26 @@ func logProgress(ctx context.Context, op, volume, from string, done func() int64
 	return func() { s() }
 }
 
+// progressLogger reports the transfers of libvirtops with logProgress.
+func progressLogger(ctx context.Context) libvirtops.Progress {
+	return func(op, volume, from string, done func() int64, total int64) (stop func()) {
+		return logProgress(ctx, op, volume, from, done, total)
+	}
+}
+
 // recordUnfinished returns, with the create's error, a tainted state for a
 // volume that may exist but could not be removed or looked up (a broken
 // connection): its key when the create answered, else "pool/name". The next
 // apply then refreshes it and deletes and re-creates it; an interrupted
 // apply is recovered by running apply again, never taken for complete.
-func (r *volumeResource) recordUnfinished(plan tftypes.Value, vol libvirt.StorageVol, poolName, name string, resp *resource.CreateResponse) {
-	id := vol.Key
+func (r *volumeResource) recordUnfinished(plan tftypes.Value, key, poolName, name string, resp *resource.CreateResponse) {
+	id := key
 	if id == "" {
 		id = poolName + "/" + name
 	}
 	if state, err := treeresource.Unfinished(plan, id); err == nil {
 		resp.State.Raw = state
 	}
-}
-
-// lookupVolumeByID finds a volume by its key or, for a state recorded by an
-// unfinished create, by "pool/name".
-func lookupVolumeByID(l *libvirt.Libvirt, id string) (libvirt.StorageVol, error) {
-	vol, err := l.StorageVolLookupByKey(id)
-	if err == nil {
-		return vol, nil
-	}
-	poolName, name, ok := strings.Cut(id, "/")
-	if !ok || poolName == "" || name == "" || strings.Contains(name, "/") {
-		return vol, err
-	}
-	pool, perr := l.StoragePoolLookupByName(poolName)
-	if perr != nil {
-		return vol, perr
-	}
-	return l.StorageVolLookupByName(pool, name)
 }
 
 // contentURL returns create.content.url, "" when not set.
@@ -456,34 +406,19 @@ func contentURL(attrs map[string]tftypes.Value) string {
 // Fetch reads the volume with this key; the pool and path it reports are
 // own attributes.
 func (r *volumeResource) Fetch(ctx context.Context, c *libvirtconn.Client, key string) (*treeresource.Fetched[libvirtxml.StorageVolume], error) {
-	var xml string
-	var vol libvirt.StorageVol
-	err := c.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		if vol, err = lookupVolumeByID(l, key); err != nil {
-			return err
-		}
-		xml, err = l.StorageVolGetXMLDesc(vol, 0)
-		return err
-	})
+	return fetchVolume(ctx, c, key)
+}
+
+// fetchVolume is Fetch without a resource: the data source of the same name reads with it too.
+func fetchVolume(ctx context.Context, c *libvirtconn.Client, key string) (*treeresource.Fetched[libvirtxml.StorageVolume], error) {
+	v, err := libvirtops.Volumes(c).Fetch(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	var doc libvirtxml.StorageVolume
-	if err := doc.Unmarshal(xml); err != nil {
-		return nil, fmt.Errorf("parsing volume XML: %w", err)
-	}
-	volPath := ""
-	if doc.Target != nil {
-		volPath = doc.Target.Path
-	}
-	if volPath == "" {
-		volPath = vol.Key
-	}
-	return &treeresource.Fetched[libvirtxml.StorageVolume]{Doc: &doc, Own: map[string]tftypes.Value{
-		"id":   treeresource.StringValue(vol.Key),
-		"pool": treeresource.StringValue(vol.Pool),
-		"path": treeresource.StringValue(volPath),
+	return &treeresource.Fetched[libvirtxml.StorageVolume]{Doc: v.Doc, Own: map[string]tftypes.Value{
+		"id":   treeresource.StringValue(v.Key),
+		"pool": treeresource.StringValue(v.Pool),
+		"path": treeresource.StringValue(v.Path),
 	}}, nil
 }
 
@@ -534,19 +469,10 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	have, _ := sizeBytes(prior, "capacity")
 	if wantOK && want > have {
 		volPath, _ := treeresource.String(prior, "path")
-		err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-			vol, err := lookupVolumeByID(l, key)
-			if err != nil {
-				return err
-			}
-			unlock := storageLocks.Lock(poolLockKey(r.Client().URI(), vol.Pool))
-			defer unlock()
-			live, err := growVolume(l, vol, volPath, want)
-			if len(live) > 0 {
-				tflog.Info(ctx, "volume grown live in running domains", map[string]any{"volume": key, "disks": live, "bytes": want})
-			}
-			return err
-		})
+		live, err := libvirtops.Volumes(r.Client()).Grow(ctx, key, volPath, want)
+		if len(live) > 0 {
+			tflog.Info(ctx, "volume grown live in running domains", map[string]any{"volume": key, "disks": live, "bytes": want})
+		}
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("capacity"), "Cannot grow volume", fmt.Sprintf("resizing %s to %d bytes: %v", key, want, err))
 			return
@@ -556,12 +482,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 			fmt.Sprintf("capacity %d bytes is smaller than the volume's current %d bytes", want, have))
 		return
 	}
-	state, found, err := r.ReadBack(ctx, req.Plan.Raw.Type(), key, plan)
-	if err != nil || !found {
-		resp.Diagnostics.AddError("Cannot read volume after update", fmt.Sprintf("volume %s: %v", key, err))
-		return
-	}
-	resp.State.Raw = state
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: key, Prior: plan}, &resp.State, &resp.Diagnostics)
 }
 
 func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -569,81 +490,15 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return
 	}
 	key, _ := treeresource.String(treeresource.ObjectAttrs(req.State.Raw), "id")
-	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		vol, err := lookupVolumeByID(l, key)
-		if err != nil {
-			return err
-		}
-		xml, err := l.StorageVolGetXMLDesc(vol, 0)
-		if err != nil {
-			return err
-		}
-		var doc libvirtxml.StorageVolume
-		if err := doc.Unmarshal(xml); err != nil {
-			return fmt.Errorf("parsing volume XML: %w", err)
-		}
-		volPath := key
-		if doc.Target != nil && doc.Target.Path != "" {
-			volPath = doc.Target.Path
-		}
-		// libvirt deletes a base image that overlays still use: refuse here
-		users, err := backingUsers(l, volPath)
-		if err != nil {
-			return err
-		}
-		if len(users) > 0 {
-			return fmt.Errorf("volume %s is the backing file of %s; delete those volumes first", volPath, strings.Join(users, ", "))
-		}
-		unlock := storageLocks.Lock(poolLockKey(r.Client().URI(), vol.Pool))
-		defer unlock()
-		return l.StorageVolDelete(vol, 0)
-	})
+	err := libvirtops.Volumes(r.Client()).Delete(ctx, key)
 	if err != nil && !libvirtconn.IsNotFound(err) {
 		resp.Diagnostics.AddError("Cannot delete volume", err.Error())
 	}
 }
 
-// backingUsers lists the volumes, in every active pool, whose backing store
-// is path.
-func backingUsers(l *libvirt.Libvirt, volPath string) ([]string, error) {
-	pools, _, err := l.ConnectListAllStoragePools(1, libvirt.ConnectListStoragePoolsActive)
-	if err != nil {
-		return nil, fmt.Errorf("listing pools to check for overlays: %w", err)
-	}
-	var users []string
-	for _, p := range pools {
-		vols, _, err := l.StoragePoolListAllVolumes(p, 1, 0)
-		if err != nil {
-			continue // pool stopped meanwhile
-		}
-		for _, v := range vols {
-			if v.Key == volPath {
-				continue
-			}
-			xml, err := l.StorageVolGetXMLDesc(v, 0)
-			if err != nil {
-				continue // deleted meanwhile
-			}
-			if !strings.Contains(xml, "<backingStore>") {
-				continue
-			}
-			var doc libvirtxml.StorageVolume
-			if doc.Unmarshal(xml) == nil && doc.BackingStore != nil && doc.BackingStore.Path == volPath {
-				users = append(users, v.Key)
-			}
-		}
-	}
-	sort.Strings(users)
-	return users, nil
-}
-
 // LookUp accepts the volume key (its path for file pools) or "pool/name".
-func (r *volumeResource) LookUp(l *libvirt.Libvirt, importID string) (string, error) {
-	vol, err := lookupVolumeByID(l, importID)
-	if err != nil {
-		return "", err
-	}
-	return vol.Key, nil
+func (r *volumeResource) LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (string, error) {
+	return libvirtops.Volumes(c).LookUp(ctx, importID)
 }
 
 // keepRawFormat keeps a user's format "raw" when libvirt reports the content
@@ -706,63 +561,9 @@ func (r *volumeResource) checkContentFits(ctx context.Context, plan map[string]t
 	if err != nil || !info.Mode().IsRegular() {
 		return // reported, with the reason, by apply
 	}
-	var free uint64
-	err = r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		pool, err := l.StoragePoolLookupByName(poolName)
-		if err != nil {
-			return err
-		}
-		_, _, _, free, err = l.StoragePoolGetInfo(pool)
-		return err
-	})
+	free, err := libvirtops.Volumes(r.Client()).PoolFree(ctx, poolName)
 	if err == nil && uint64(info.Size()) > free {
 		diags.AddAttributeError(path.Root("create").AtName("content").AtName("url"), "Content larger than the pool's free space",
 			fmt.Sprintf("%s is %s but pool %q has %s free.", file, storage.HumanBytes(uint64(info.Size())), poolName, storage.HumanBytes(free)))
 	}
-}
-
-// lookupVolume finds a volume by pool and name (re-dialling if needed).
-func lookupVolume(ctx context.Context, c *libvirtconn.Client, poolName, name string) (libvirt.StorageVol, error) {
-	var vol libvirt.StorageVol
-	err := c.Do(ctx, func(l *libvirt.Libvirt) error {
-		pool, err := l.StoragePoolLookupByName(poolName)
-		if err != nil {
-			return err
-		}
-		vol, err = l.StorageVolLookupByName(pool, name)
-		return err
-	})
-	return vol, err
-}
-
-// volumeExists reports whether the pool has a volume of that name.
-func volumeExists(ctx context.Context, c *libvirtconn.Client, poolName, name string) (bool, error) {
-	_, err := lookupVolume(ctx, c, poolName, name)
-	if err == nil {
-		return true, nil
-	}
-	if libvirtconn.IsNotFound(err) {
-		return false, nil
-	}
-	return false, err
-}
-
-// removeVolumeIfPresent deletes the named volume after a failed create.
-func removeVolumeIfPresent(ctx context.Context, c *libvirtconn.Client, poolName, name, lockKey string) (bool, error) {
-	vol, err := lookupVolume(ctx, c, poolName, name)
-	if libvirtconn.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	err = c.Do(ctx, func(l *libvirt.Libvirt) error {
-		unlock := storageLocks.Lock(lockKey)
-		defer unlock()
-		return l.StorageVolDelete(vol, 0)
-	})
-	if err != nil && !libvirtconn.IsNotFound(err) {
-		return false, err
-	}
-	return true, nil
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -17,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
@@ -255,15 +255,7 @@ func (r *volumeResource) verifyRecordedContent(ctx context.Context, private priv
 		return
 	}
 	key, _ := treeresource.String(attrs, "id")
-	var got storage.Checksum
-	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		vol, err := lookupVolumeByID(l, key)
-		if err != nil {
-			return err
-		}
-		got, err = storage.DigestVolume(ctx, l, vol, want.Digest.Algorithm, want.Length)
-		return err
-	})
+	got, err := libvirtops.Volumes(r.Client()).Digest(ctx, key, want.Digest.Algorithm, want.Length)
 	if err != nil {
 		resp.Diagnostics.AddAttributeWarning(path.Root("verify_content"), "Cannot verify the volume's content", err.Error())
 		return

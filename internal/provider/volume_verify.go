@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -37,26 +36,6 @@ func recordsContent(prior, plan map[string]tftypes.Value) bool {
 	return prior != nil && prior["create"].IsNull() && !plan["create"].IsNull()
 }
 
-// compareVolumeContent compares the volume with this key with the content
-// at url; nil means the volume begins with the whole content.
-func (r *volumeResource) compareVolumeContent(ctx context.Context, key, url string) (*storage.Difference, error) {
-	var diff *storage.Difference
-	err := r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
-		vol, err := lookupVolumeByID(l, key)
-		if err != nil {
-			return err
-		}
-		src, err := storage.Open(ctx, url)
-		if err != nil {
-			return err
-		}
-		defer src.Close()
-		diff, err = storage.Compare(ctx, l, vol, src)
-		return err
-	})
-	return diff, err
-}
-
 // verifyAdoptedContent runs at plan: when an adopted volume is given its
 // content, a volume that does not hold that content is planned for
 // replacement, with a warning saying where it differs and how to keep it.
@@ -70,7 +49,7 @@ func (r *volumeResource) verifyAdoptedContent(ctx context.Context, prior, plan m
 		return
 	}
 	key, _ := treeresource.String(prior, "id")
-	diff, err := r.compareVolumeContent(ctx, key, url)
+	diff, err := libvirtops.Volumes(r.Client()).Compare(ctx, key, url)
 	if err != nil {
 		diags.AddAttributeError(path.Root("create").AtName("content").AtName("url"), "Cannot compare the volume with its content",
 			fmt.Sprintf("Volume %s has no content recorded in state (it was imported), so it is compared with create.content.url before that is recorded: %v", key, err))
@@ -104,7 +83,7 @@ func (r *volumeResource) verifyBeforeRecording(ctx context.Context, prior, plan 
 		}
 	}
 	key, _ := treeresource.String(prior, "id")
-	diff, err := r.compareVolumeContent(ctx, key, url)
+	diff, err := libvirtops.Volumes(r.Client()).Compare(ctx, key, url)
 	if err != nil {
 		diags.AddAttributeError(path.Root("create"), "Cannot compare the volume with its content", fmt.Sprintf("volume %s: %v", key, err))
 		return

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -19,8 +18,11 @@ import (
 // Spec describes one tree resource type.
 type Spec[T any] struct {
 	// Name is the type name after the provider's ("network" for
-	// libvirt_network) and the noun in messages.
+	// libvirt_network) and the noun in messages, unless Noun is set.
 	Name string
+	// Noun names the object in messages when Name does not read as words
+	// ("network filter" for nwfilter).
+	Noun string
 	// Model is the engine model of the document.
 	Model *xmlschema.Model[T]
 	// Description is the resource's schema description.
@@ -53,7 +55,7 @@ type Fetched[T any] struct {
 type Hooks[T any] interface {
 	// LookUp resolves the ID given to `import` (UUID, name, key...) to the
 	// resource id; a libvirt not-found error when there is no such object.
-	LookUp(l *libvirt.Libvirt, importID string) (id string, err error)
+	LookUp(ctx context.Context, c *libvirtconn.Client, importID string) (id string, err error)
 	// Fetch reads the object with this id; an error for which
 	// libvirtconn.IsNotFound holds means it is gone.
 	Fetch(ctx context.Context, c *libvirtconn.Client, id string) (*Fetched[T], error)
@@ -99,7 +101,7 @@ var _ baseMethods = (*Base[struct{}])(nil)
 
 // NewBase returns the base of a resource with these hooks.
 func NewBase[T any](spec Spec[T], hooks Hooks[T]) Base[T] {
-	spec.Own = withHost(spec.Name, spec.Own)
+	spec.Own = withHostAttribute(spec.Name, spec.Own)
 	defaults := map[string]tftypes.Value{}
 	for name, a := range spec.Own {
 		if d, ok, _ := defaultValue(context.Background(), a); ok {
@@ -107,6 +109,14 @@ func NewBase[T any](spec Spec[T], hooks Hooks[T]) Base[T] {
 		}
 	}
 	return Base[T]{spec: spec, hooks: hooks, defaults: defaults}
+}
+
+// noun names the object in messages.
+func (b *Base[T]) noun() string {
+	if b.spec.Noun != "" {
+		return b.spec.Noun
+	}
+	return b.spec.Name
 }
 
 // Client is the configured connection (nil before Configure or while the
@@ -229,12 +239,7 @@ func (b *Base[T]) ImportState(ctx context.Context, req resource.ImportStateReque
 	if !RequireClient(b.client, &resp.Diagnostics) {
 		return
 	}
-	var id string
-	err := b.client.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		id, err = b.hooks.LookUp(l, req.ID)
-		return err
-	})
+	id, err := b.hooks.LookUp(ctx, b.client, req.ID)
 	if err != nil {
 		what := b.spec.ImportID
 		if what == "" {
@@ -390,21 +395,4 @@ func RequireClient(c *libvirtconn.Client, diags *diag.Diagnostics) bool {
 		return false
 	}
 	return true
-}
-
-// ByUUIDOrName is a LookUp for objects addressed by UUID or name (domains,
-// networks, pools): byUUID when the ID parses as a UUID, else byName.
-func ByUUIDOrName(l *libvirt.Libvirt, importID string,
-	byUUID func(*libvirt.Libvirt, libvirt.UUID) (libvirt.UUID, error), byName func(*libvirt.Libvirt, string) (libvirt.UUID, error)) (string, error) {
-	var found libvirt.UUID
-	var err error
-	if u, perr := ParseUUID(importID); perr == nil {
-		found, err = byUUID(l, u)
-	} else {
-		found, err = byName(l, importID)
-	}
-	if err != nil {
-		return "", err
-	}
-	return UUIDString(found), nil
 }

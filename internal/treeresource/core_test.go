@@ -527,12 +527,11 @@ func TestPrivateState(t *testing.T) {
 }
 
 func TestHelpers(t *testing.T) {
-	u, err := ParseUUID(fakeUUID)
-	if err != nil || UUIDString(u) != fakeUUID {
-		t.Fatalf("UUID round trip: %v %v", UUIDString(u), err)
+	if err := CheckUUID(fakeUUID); err != nil {
+		t.Fatalf("UUID %s refused: %v", fakeUUID, err)
 	}
 	for _, bad := range []string{"x", "742b4a76-5db9-4919-bdc2-4a0d431f07cz"} {
-		if _, err := ParseUUID(bad); err == nil {
+		if err := CheckUUID(bad); err == nil {
 			t.Errorf("%q parsed as a UUID", bad)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -297,32 +296,6 @@ func (d *dataType) describeWays() string {
 
 // CheckUUID is an Arg.Check for UUID arguments.
 func CheckUUID(s string) error {
-	_, err := ParseUUID(s)
+	_, err := parseUUID(s)
 	return err
-}
-
-// FindByNameOrUUID is a DataSpec.Find for objects found by `name` or `uuid`
-// (domains, networks, pools): it returns the object's UUID. Unlike an import
-// ID, the argument says which one is meant: a name that looks like a UUID is
-// still a name.
-func FindByNameOrUUID(ctx context.Context, c *libvirtconn.Client, by map[string]string,
-	byUUID func(*libvirt.Libvirt, libvirt.UUID) (libvirt.UUID, error), byName func(*libvirt.Libvirt, string) (libvirt.UUID, error)) (string, error) {
-	var found libvirt.UUID
-	err := c.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		if s, ok := by["uuid"]; ok {
-			u, perr := ParseUUID(s)
-			if perr != nil {
-				return perr
-			}
-			found, err = byUUID(l, u)
-			return err
-		}
-		found, err = byName(l, by["name"])
-		return err
-	})
-	if err != nil {
-		return "", err
-	}
-	return UUIDString(found), nil
 }

@@ -17,10 +17,13 @@
 //     results outside the tree.
 //
 //   - The resource base (Base): what every tree resource does the same way
-//     (schema, Read, import, reading back after create and update, keeping
-//     the values libvirt chose, volatile values, replacement on change),
-//     with named hooks (Hooks) for the parts that are the resource's own:
-//     its libvirt calls, its fix-ups and what it prunes on import.
+//     (schema, Read, import, the one ending of create and update (Finish),
+//     keeping the values libvirt chose, volatile values, replacement on
+//     change), with named hooks (Hooks) for the parts that are the
+//     resource's own: how it fetches and looks up its object (through
+//     internal/libvirtops), its fix-ups and what it prunes on import. The
+//     package does not import go-libvirt: a *libvirtconn.Client is only
+//     handed through to the hooks.
 //
 //   - The lookup data sources (DataSpec, datasource.go, datasource_read.go):
 //     each tree resource read-only, for an object found by name, UUID or

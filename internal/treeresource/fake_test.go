@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -130,7 +129,7 @@ func (r *fakeResource) Fetch(_ context.Context, _ *libvirtconn.Client, id string
 	return r.fetch(id)
 }
 
-func (r *fakeResource) LookUp(*libvirt.Libvirt, string) (string, error) {
+func (r *fakeResource) LookUp(context.Context, *libvirtconn.Client, string) (string, error) {
 	return "", errors.New("not used")
 }
 

@@ -20,9 +20,19 @@ type Clients interface {
 	ClientFor(ctx context.Context) (*libvirtconn.Client, error)
 }
 
-// withHost adds the host attribute to a resource's own attributes, unless
-// the resource declares its own (libvirt_domain: its host changes in place).
-func withHost(noun string, own map[string]schema.Attribute) map[string]schema.Attribute {
+// Movable is a resource whose object moves when its host changes
+// (libvirt_domain migrates), so the host routing plans no replacement for
+// it; every other resource is replaced on another host.
+type Movable interface {
+	// MovesBetweenHosts marks the resource; it plans and applies the move
+	// itself.
+	MovesBetweenHosts()
+}
+
+// withHostAttribute adds the host attribute to a resource's own
+// attributes, unless the resource declares its own (a Movable resource
+// describes its move).
+func withHostAttribute(noun string, own map[string]schema.Attribute) map[string]schema.Attribute {
 	if _, ok := own[HostAttr]; ok {
 		return own
 	}

@@ -39,7 +39,7 @@ func (m *Model[T]) FromValues(vals map[string]tftypes.Value) (*T, error) {
 // and their ranges), skipping values that are not known yet. It lets
 // validate and plan report what apply would reject, at the attribute's path.
 func (m *Model[T]) Validate(vals map[string]tftypes.Value) error {
-	_, err := m.fromValues(vals, &pathStack{skipUnknown: true})
+	_, err := m.fromValues(vals, &pathStack{skipUnknown: true, config: true})
 	return err
 }
 
@@ -193,6 +193,9 @@ func (n *node) objectAttrs(v reflect.Value) map[string]tftypes.Value {
 func (n *node) fromValue(parent reflect.Value, val tftypes.Value, p *pathStack) error {
 	if val.IsNull() || n.extra {
 		return nil // extra attributes never reach libvirt
+	}
+	if n.status != "" && p.config {
+		return p.errorf("cannot be set: %s", n.status)
 	}
 	if !val.IsKnown() {
 		if n.computed || p.skipUnknown {
@@ -446,6 +449,7 @@ func (e *PathError) Error() string {
 type pathStack struct {
 	steps       []any
 	skipUnknown bool // Validate: values not known yet are checked later
+	config      bool // Validate: the values are a configuration, not a plan or state
 }
 
 func (p *pathStack) push(name string) { p.steps = append(p.steps, name) }

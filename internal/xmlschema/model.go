@@ -86,6 +86,16 @@ func buildModel[T any](policy Policy) (*Model[T], error) {
 		}
 		n.elided = value
 	}
+	for p, reason := range policy.Status {
+		n, err := lookup(root, p)
+		if err != nil {
+			return nil, err
+		}
+		if reason == "" {
+			return nil, fmt.Errorf("xmlschema: status path %q needs the reason users read", p)
+		}
+		n.status = reason
+	}
 	for _, p := range policy.Sensitive {
 		n, err := lookup(root, p)
 		if err != nil {

@@ -70,7 +70,10 @@ type node struct {
 	sensitive   bool
 	// elided: the value libvirt applies but leaves out of the stored
 	// definition (policy Elided); empty when there is none
-	elided   string
+	elided string
+	// status: why libvirt alone writes this element (policy Status);
+	// Validate refuses a configuration that sets it.
+	status   string
 	required bool // a top-level attribute the document cannot be defined without
 	// extra: not XML (Policy.Extra); desc is its description
 	extra bool

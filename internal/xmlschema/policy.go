@@ -34,6 +34,12 @@ type Policy struct {
 	// this one and libvirt reports none, and list elements still match.
 	// Another value libvirt does store, so it shows as drift as usual.
 	Elided map[string]string
+	// Status gives attribute paths of elements libvirt writes itself while
+	// something runs (a disk's mirror during a block copy) and drops from a
+	// definition it is given, with the reason. They are read back like any
+	// other value; a configuration that sets one is refused at validate with
+	// that reason, instead of an apply that ends in "inconsistent result".
+	Status map[string]string
 	// Sensitive lists attribute paths holding secrets.
 	Sensitive []string
 	// Identity gives, per list path, the element attribute paths that identify

@@ -21,7 +21,11 @@ var DomainPolicy = Policy{
 	// A unix channel without a path (the guest agent's, as dmacvicar/libvirt 0.9.x's users write it with
 	// mode = "bind"): libvirt generates the path when the domain starts and leaves <source mode='bind'/>
 	// out of the stored definition, so the mode read back is empty although libvirt binds.
-	Elided:      map[string]string{"devices.channels.source.unix.mode": "bind"},
+	Elided: map[string]string{"devices.channels.source.unix.mode": "bind"},
+	Status: map[string]string{
+		"devices.disks.mirror": "libvirt writes a disk's mirror while a block copy or mirror job runs " +
+			"(virsh blockcopy) and drops it from a definition it is given; read it, do not set it",
+	},
 	DefaultUnit: "KiB",
 	Extra: []ExtraAttribute{{
 		// dmacvicar/libvirt 0.9.x waits for an address at create with this; its configurations keep working

@@ -43,6 +43,9 @@ func (n *node) description() string {
 	if marker != "" {
 		d += " " + marker
 	}
+	if n.status != "" {
+		d += " Read-only: " + n.status + "."
+	}
 	if n.choice != nil {
 		var values []string
 		for _, m := range n.choice.members {

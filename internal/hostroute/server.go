@@ -1,4 +1,4 @@
-package provider
+package hostroute
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	msgpack "github.com/vmihailenco/msgpack/v5"
@@ -16,7 +17,7 @@ import (
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
-// hostServer routes each request about a resource with a host attribute to
+// Server routes each request about a resource with a host attribute to
 // that host: it reads the attribute from the request's value and names the
 // host in the context, where the resource's Configure finds it
 // (treeresource.ClientFromContext). It also holds the rules that are the same
@@ -24,33 +25,50 @@ import (
 //
 //   - plan: a changed host replaces the resource (RequiresReplace on host),
 //     unless both names have the same uri, or the resource moves in place
-//     (libvirt_domain plans its move itself, domain_move.go);
+//     (a treeresource.Movable: libvirt_domain plans its move itself,
+//     domain_move.go);
 //   - apply: a change of nothing but the host's name, between names with the
 //     same uri, is stored without calling the resource;
 //   - import: an ID "NAME/ID" whose NAME is one of the provider's hosts
 //     imports ID from that host and records host = NAME.
-type hostServer struct {
+type Server struct {
 	*treeresource.Server
-	p *libvirtProvider
+	// hosts is the provider's host set (nil before it is configured)
+	hosts func() *Set
+	// resources are the provider's resources, asked whether they move
+	resources func(context.Context) []func() resource.Resource
+	typeName  string // the provider's type name, the prefix of resource types
 
 	typesOnce sync.Once
 	// hosted are the resource types with a host attribute, and their
 	// object types
 	hosted map[string]tftypes.Type
+	// movable are the resource types whose host changes in place
+	// (treeresource.Movable)
+	movable map[string]bool
 }
 
-// movable lists the resource types whose host changes in place.
-var movable = map[string]bool{"libvirt_domain": true}
-
-func newHostServer(s *treeresource.Server, p *libvirtProvider) *hostServer {
-	return &hostServer{Server: s, p: p}
+// NewServer puts the host routing in front of the tree-resource core s.
+// hosts returns the provider's configured host set; resources and typeName
+// are the provider's (treeresource.Movable marks the resources that move).
+func NewServer(s *treeresource.Server, hosts func() *Set, resources func(context.Context) []func() resource.Resource, typeName string) *Server {
+	return &Server{Server: s, hosts: hosts, resources: resources, typeName: typeName}
 }
 
-// hostedType returns the object type of a resource type with a host
+// HostedType returns the object type of a resource type with a host
 // attribute; ok is false for the others.
-func (s *hostServer) hostedType(ctx context.Context, typeName string) (tftypes.Type, bool) {
+func (s *Server) HostedType(ctx context.Context, typeName string) (tftypes.Type, bool) {
 	s.typesOnce.Do(func() {
 		s.hosted = map[string]tftypes.Type{}
+		s.movable = map[string]bool{}
+		for _, newResource := range s.resources(ctx) {
+			r := newResource()
+			if _, ok := r.(treeresource.Movable); ok {
+				var md resource.MetadataResponse
+				r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: s.typeName}, &md)
+				s.movable[md.TypeName] = true
+			}
+		}
 		resp, err := s.Server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 		if err != nil || resp == nil {
 			return
@@ -70,10 +88,10 @@ func (s *hostServer) hostedType(ctx context.Context, typeName string) (tftypes.T
 	return t, ok
 }
 
-func (s *hostServer) set() *hostSet { return s.p.hosts }
+func (s *Server) set() *Set { return s.hosts() }
 
-func (s *hostServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	if _, ok := s.hostedType(ctx, req.TypeName); !ok {
+func (s *Server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	if _, ok := s.HostedType(ctx, req.TypeName); !ok {
 		return s.Server.PlanResourceChange(ctx, req)
 	}
 	prior, priorOK := hostOf(req.PriorState)
@@ -83,10 +101,10 @@ func (s *hostServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Plan
 		h = prior // destroy
 	}
 	resp, err := s.Server.PlanResourceChange(withHost(ctx, h), req)
-	if err != nil || resp == nil || !priorOK || !plannedOK || movable[req.TypeName] {
+	if err != nil || resp == nil || !priorOK || !plannedOK || s.movable[req.TypeName] {
 		return resp, err
 	}
-	if set := s.set(); set != nil && !set.sameHost(prior, planned) && !hasHostPath(resp.RequiresReplace) {
+	if set := s.set(); set != nil && !set.SameHost(prior, planned) && !hasHostPath(resp.RequiresReplace) {
 		resp.RequiresReplace = append(resp.RequiresReplace, tftypes.NewAttributePath().WithAttributeName(attrHost))
 	}
 	return resp, nil
@@ -101,8 +119,8 @@ func hasHostPath(paths []*tftypes.AttributePath) bool {
 	return false
 }
 
-func (s *hostServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	typ, ok := s.hostedType(ctx, req.TypeName)
+func (s *Server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	typ, ok := s.HostedType(ctx, req.TypeName)
 	if !ok {
 		return s.Server.ApplyResourceChange(ctx, req)
 	}
@@ -113,7 +131,7 @@ func (s *hostServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.App
 		h = prior // delete
 	}
 	if priorOK && plannedOK && prior != planned {
-		if set := s.set(); set != nil && set.sameHost(prior, planned) && onlyHostDiffers(typ, req.PriorState, req.PlannedState) {
+		if set := s.set(); set != nil && set.SameHost(prior, planned) && onlyHostDiffers(typ, req.PriorState, req.PlannedState) {
 			// another name for the same connection: nothing to do on libvirt
 			return &tfprotov6.ApplyResourceChangeResponse{NewState: req.PlannedState, Private: req.PlannedPrivate}, nil
 		}
@@ -139,8 +157,8 @@ func onlyHostDiffers(typ tftypes.Type, a, b *tfprotov6.DynamicValue) bool {
 	return tftypes.NewValue(typ, mb).Equal(va)
 }
 
-func (s *hostServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	typ, ok := s.hostedType(ctx, req.TypeName)
+func (s *Server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	typ, ok := s.HostedType(ctx, req.TypeName)
 	if !ok {
 		return s.Server.ReadResource(ctx, req)
 	}
@@ -149,13 +167,13 @@ func (s *hostServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResour
 		return s.Server.ReadResource(ctx, req)
 	}
 	resp, err := s.Server.ReadResource(withHost(ctx, h), req)
-	if err != nil || resp == nil || h.null || h.unknown {
+	if err != nil || resp == nil || h.Null || h.Unknown {
 		return resp, err
 	}
 	// The read after an import starts from nothing but the id and the host
 	// (ImportResourceState) and may drop the host with the rest.
-	if got, ok := hostOf(resp.NewState); ok && got.null {
-		if st, err := setHost(typ, resp.NewState, h.name); err == nil {
+	if got, ok := hostOf(resp.NewState); ok && got.Null {
+		if st, err := setHost(typ, resp.NewState, h.Name); err == nil {
 			resp.NewState = st
 		}
 	}
@@ -164,8 +182,8 @@ func (s *hostServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResour
 
 // ImportResourceState imports "NAME/ID" from host NAME when NAME is one of the
 // provider's hosts; any other ID is imported from the provider's uri as before.
-func (s *hostServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
-	typ, ok := s.hostedType(ctx, req.TypeName)
+func (s *Server) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
+	typ, ok := s.HostedType(ctx, req.TypeName)
 	set := s.set()
 	if !ok || set == nil {
 		return s.Server.ImportResourceState(ctx, req)
@@ -174,7 +192,7 @@ func (s *hostServer) ImportResourceState(ctx context.Context, req *tfprotov6.Imp
 	if _, known := set.hosts[name]; !found || !known || rest == "" {
 		return s.Server.ImportResourceState(ctx, req)
 	}
-	h := hostRef{name: name}
+	h := Ref{Name: name}
 	r2 := *req
 	r2.ID = rest
 	resp, err := s.Server.ImportResourceState(withHost(ctx, h), &r2)
@@ -217,69 +235,91 @@ func setHost(typ tftypes.Type, dv *tfprotov6.DynamicValue, name string) (*tfprot
 	return &out, nil
 }
 
+// Moves tells whether resources of this type move between hosts in place
+// (treeresource.Movable) instead of being replaced.
+func (s *Server) Moves(ctx context.Context, typeName string) bool {
+	s.HostedType(ctx, typeName)
+	return s.movable[typeName]
+}
+
+// RefOf reads the host attribute of a resource's decoded attributes (the
+// resource's own view; hostOf reads it from the protocol's value).
+func RefOf(attrs map[string]tftypes.Value) Ref {
+	v, ok := attrs[attrHost]
+	switch {
+	case !ok || v.IsNull():
+		return Ref{Null: true}
+	case !v.IsKnown():
+		return Ref{Unknown: true}
+	}
+	var s string
+	_ = v.As(&s)
+	return Ref{Name: s}
+}
+
 // hostOf reads the host attribute of a resource value without decoding the
 // rest (a domain's value is large, and every plan and apply passes here).
 // ok is false when the value itself is absent, null or unknown.
-func hostOf(dv *tfprotov6.DynamicValue) (h hostRef, ok bool) {
+func hostOf(dv *tfprotov6.DynamicValue) (h Ref, ok bool) {
 	if dv == nil {
-		return hostRef{}, false
+		return Ref{}, false
 	}
 	if dv.MsgPack == nil {
 		if dv.JSON == nil {
-			return hostRef{}, false
+			return Ref{}, false
 		}
 		return hostOfJSON(dv.JSON)
 	}
 	dec := msgpack.NewDecoder(bytes.NewReader(dv.MsgPack))
 	code, err := dec.PeekCode()
 	if err != nil || code == msgpcode.Nil || msgpcode.IsExt(code) {
-		return hostRef{}, false
+		return Ref{}, false
 	}
 	n, err := dec.DecodeMapLen()
 	if err != nil || n < 0 {
-		return hostRef{}, false
+		return Ref{}, false
 	}
 	for i := 0; i < n; i++ {
 		key, err := dec.DecodeString()
 		if err != nil {
-			return hostRef{}, false
+			return Ref{}, false
 		}
 		if key != attrHost {
 			if dec.Skip() != nil {
-				return hostRef{}, false
+				return Ref{}, false
 			}
 			continue
 		}
 		code, err := dec.PeekCode()
 		switch {
 		case err != nil:
-			return hostRef{}, false
+			return Ref{}, false
 		case code == msgpcode.Nil:
-			return hostRef{null: true}, true
+			return Ref{Null: true}, true
 		case msgpcode.IsExt(code):
-			return hostRef{unknown: true}, true
+			return Ref{Unknown: true}, true
 		}
 		name, err := dec.DecodeString()
 		if err != nil {
-			return hostRef{}, false
+			return Ref{}, false
 		}
-		return hostRef{name: name}, true
+		return Ref{Name: name}, true
 	}
-	return hostRef{null: true}, true // no such attribute (an older state)
+	return Ref{Null: true}, true // no such attribute (an older state)
 }
 
-func hostOfJSON(b []byte) (hostRef, bool) {
+func hostOfJSON(b []byte) (Ref, bool) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(b, &m) != nil || m == nil {
-		return hostRef{}, false
+		return Ref{}, false
 	}
 	raw, ok := m[attrHost]
 	if !ok || string(raw) == "null" {
-		return hostRef{null: true}, true
+		return Ref{Null: true}, true
 	}
 	var name string
 	if json.Unmarshal(raw, &name) != nil {
-		return hostRef{unknown: true}, true
+		return Ref{Unknown: true}, true
 	}
-	return hostRef{name: name}, true
+	return Ref{Name: name}, true
 }

@@ -1,4 +1,4 @@
-package provider
+package hostroute
 
 import (
 	"context"
@@ -23,12 +23,15 @@ import (
 //
 // and every resource that talks to libvirt has an optional attribute `host`,
 // a key of hosts; without it the resource lives on the provider's uri. The
-// host of a request travels in its context (withHost, set by hostServer from
-// the resource's value); resources get their connection from hostSet, the
+// host of a request travels in its context (withHost, set by Server from
+// the resource's value); resources get their connection from Set, the
 // provider data, through treeresource.ClientFromContext.
 
 // attrHost is the resource attribute naming the host.
 const attrHost = treeresource.HostAttr
+
+// DefaultURI is used when neither the uri attribute nor LIBVIRT_DEFAULT_URI is set.
+const DefaultURI = "qemu:///system"
 
 // hostModel is one entry of the provider's hosts.
 type hostModel struct {
@@ -36,7 +39,7 @@ type hostModel struct {
 	MigrateUnsafe types.Bool   `tfsdk:"migrate_unsafe"`
 }
 
-func hostsSchemaAttribute() schema.Attribute {
+func SchemaAttribute() schema.Attribute {
 	return schema.MapNestedAttribute{
 		Optional: true,
 		Description: "Further libvirt hosts, by name. A resource with `host = \"NAME\"` lives on the host of that name; " +
@@ -68,44 +71,44 @@ type hostEntry struct {
 	migrateUnsafe bool
 }
 
-// hostSet is the provider data: the default connection (the provider's uri)
+// Set is the provider data: the default connection (the provider's uri)
 // and the named hosts, one client per distinct URI.
-type hostSet struct {
+type Set struct {
 	defaultURI   string
 	defaultKnown bool
 	hosts        map[string]hostEntry
 	clients      map[string]*libvirtconn.Client
 }
 
-var _ treeresource.Clients = (*hostSet)(nil)
+var _ treeresource.Clients = (*Set)(nil)
 
-// hostRef is the host a request is about: the resource's host attribute.
-type hostRef struct {
-	name    string
-	null    bool // no host attribute: the provider's uri
-	unknown bool // not known at plan
+// Ref is the host a request is about: the resource's host attribute.
+type Ref struct {
+	Name    string
+	Null    bool // no host attribute: the provider's uri
+	Unknown bool // not known at plan
 }
 
 type hostCtxKey struct{}
 
 // withHost returns ctx naming the host of the resource a request is about.
-func withHost(ctx context.Context, h hostRef) context.Context {
+func withHost(ctx context.Context, h Ref) context.Context {
 	return context.WithValue(ctx, hostCtxKey{}, h)
 }
 
 // hostFromContext returns the host ctx names; null when it names none.
-func hostFromContext(ctx context.Context) hostRef {
-	if h, ok := ctx.Value(hostCtxKey{}).(hostRef); ok {
+func hostFromContext(ctx context.Context) Ref {
+	if h, ok := ctx.Value(hostCtxKey{}).(Ref); ok {
 		return h
 	}
-	return hostRef{null: true}
+	return Ref{Null: true}
 }
 
-// newHostSet builds the provider data from the provider's configuration;
+// NewSet builds the provider data from the provider's configuration;
 // the uri is the configured one ("" for the default) and uriKnown false while
 // it is unknown at plan.
-func newHostSet(ctx context.Context, uri string, uriKnown bool, hosts types.Map, diags *diag.Diagnostics) *hostSet {
-	s := &hostSet{hosts: map[string]hostEntry{}, clients: map[string]*libvirtconn.Client{}, defaultKnown: uriKnown}
+func NewSet(ctx context.Context, uri string, uriKnown bool, hosts types.Map, diags *diag.Diagnostics) *Set {
+	s := &Set{hosts: map[string]hostEntry{}, clients: map[string]*libvirtconn.Client{}, defaultKnown: uriKnown}
 	if uriKnown {
 		if uri == "" {
 			uri = os.Getenv("LIBVIRT_DEFAULT_URI")
@@ -138,7 +141,7 @@ func newHostSet(ctx context.Context, uri string, uriKnown bool, hosts types.Map,
 	return s
 }
 
-func (s *hostSet) addClient(uri string, p path.Path, diags *diag.Diagnostics) {
+func (s *Set) addClient(uri string, p path.Path, diags *diag.Diagnostics) {
 	if _, ok := s.clients[uri]; ok {
 		return
 	}
@@ -154,7 +157,7 @@ func (s *hostSet) addClient(uri string, p path.Path, diags *diag.Diagnostics) {
 }
 
 // names lists the configured host names, sorted.
-func (s *hostSet) names() []string {
+func (s *Set) names() []string {
 	out := make([]string, 0, len(s.hosts))
 	for n := range s.hosts {
 		out = append(out, n)
@@ -165,25 +168,25 @@ func (s *hostSet) names() []string {
 
 // resolve returns the URI of host h; known is false while it cannot be known
 // (an unknown host name or uri at plan).
-func (s *hostSet) resolve(h hostRef) (uri string, known bool, err error) {
+func (s *Set) resolve(h Ref) (uri string, known bool, err error) {
 	switch {
-	case h.unknown:
+	case h.Unknown:
 		return "", false, nil
-	case h.null:
+	case h.Null:
 		return s.defaultURI, s.defaultKnown, nil
 	}
-	e, ok := s.hosts[h.name]
+	e, ok := s.hosts[h.Name]
 	if !ok {
 		if len(s.hosts) == 0 {
-			return "", false, fmt.Errorf("host %q: the provider has no hosts; name it in the provider block: hosts = { %s = { uri = \"...\" } }", h.name, h.name)
+			return "", false, fmt.Errorf("host %q: the provider has no hosts; name it in the provider block: hosts = { %s = { uri = \"...\" } }", h.Name, h.Name)
 		}
-		return "", false, fmt.Errorf("host %q is not one of the provider's hosts (%s)", h.name, strings.Join(s.names(), ", "))
+		return "", false, fmt.Errorf("host %q is not one of the provider's hosts (%s)", h.Name, strings.Join(s.names(), ", "))
 	}
 	return e.uri, e.known, nil
 }
 
-// client returns the connection of host h (nil while its URI is unknown).
-func (s *hostSet) client(h hostRef) (*libvirtconn.Client, error) {
+// Client returns the connection of host h (nil while its URI is unknown).
+func (s *Set) Client(h Ref) (*libvirtconn.Client, error) {
 	uri, known, err := s.resolve(h)
 	if err != nil || !known {
 		return nil, err
@@ -192,16 +195,16 @@ func (s *hostSet) client(h hostRef) (*libvirtconn.Client, error) {
 }
 
 // ClientFor is the connection of the host ctx names (treeresource.Clients).
-func (s *hostSet) ClientFor(ctx context.Context) (*libvirtconn.Client, error) {
-	return s.client(hostFromContext(ctx))
+func (s *Set) ClientFor(ctx context.Context) (*libvirtconn.Client, error) {
+	return s.Client(hostFromContext(ctx))
 }
 
-// migrateUnsafe tells whether live migrations to host h skip libvirt's
+// MigrateUnsafe tells whether live migrations to host h skip libvirt's
 // shared-storage check: the host's entry says so (for the provider's uri, an
 // entry with the same uri).
-func (s *hostSet) migrateUnsafe(h hostRef) bool {
-	if !h.null {
-		return s.hosts[h.name].migrateUnsafe
+func (s *Set) MigrateUnsafe(h Ref) bool {
+	if !h.Null {
+		return s.hosts[h.Name].migrateUnsafe
 	}
 	for _, e := range s.hosts {
 		if e.known && e.uri == s.defaultURI && e.migrateUnsafe {
@@ -211,20 +214,20 @@ func (s *hostSet) migrateUnsafe(h hostRef) bool {
 	return false
 }
 
-// label names host h in messages.
-func (h hostRef) label() string {
+// Label names host h in messages.
+func (h Ref) Label() string {
 	switch {
-	case h.unknown:
+	case h.Unknown:
 		return "(unknown host)"
-	case h.null:
+	case h.Null:
 		return "the provider's uri"
 	}
-	return fmt.Sprintf("host %q", h.name)
+	return fmt.Sprintf("host %q", h.Name)
 }
 
-// sameHost tells whether a and b are the same connection: equal names, or
+// SameHost tells whether a and b are the same connection: equal names, or
 // names whose URIs are known and equal.
-func (s *hostSet) sameHost(a, b hostRef) bool {
+func (s *Set) SameHost(a, b Ref) bool {
 	if a == b {
 		return true
 	}

@@ -1,4 +1,4 @@
-package treeresource_test
+package provider_test
 
 import (
 	"context"

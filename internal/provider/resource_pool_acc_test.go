@@ -40,15 +40,15 @@ func testAccStorageConn(t *testing.T) *libvirt.Libvirt {
 }
 
 func testAccPoolConfig(name, dir string, autostart, deleteVolumes bool) string {
-	return testAccProviderConfig() + fmt.Sprintf(`
+	return testConfig(`
 resource "libvirt_pool" "test" {
-  name           = %q
+  name           = {{q .Name}}
   type           = "dir"
-  target         = { path = %q }
-  autostart      = %t
-  delete_volumes = %t
+  target         = { path = {{q .Dir}} }
+  autostart      = {{.Autostart}}
+  delete_volumes = {{.DeleteVolumes}}
 }
-`, name, dir, autostart, deleteVolumes)
+`, map[string]any{"Name": name, "Dir": dir, "Autostart": autostart, "DeleteVolumes": deleteVolumes})
 }
 
 func TestAccPool_dir(t *testing.T) {

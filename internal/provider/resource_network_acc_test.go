@@ -21,30 +21,31 @@ import (
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 )
 
 func testAccNetworkConfig(name, hostIP string) string {
-	return testAccProviderConfig() + fmt.Sprintf(`
+	return testConfig(`
 resource "libvirt_network" "test" {
-  name      = %[1]q
+  name      = {{q .Name}}
   autostart = false
   forward   = null
   ipv6      = "yes"
-  domain    = { name = "%[1]s.local" }
+  domain    = { name = "{{.Name}}.local" }
   ips = [{
     address = "10.213.7.1"
     prefix  = 24
     dhcp = {
       ranges = [{ start = "10.213.7.100", end = "10.213.7.200" }]
-      hosts  = [{ mac = "52:54:00:AA:00:01", ip = %[2]q, name = "node1" }]
+      hosts  = [{ mac = "52:54:00:AA:00:01", ip = {{q .HostIP}}, name = "node1" }]
     }
   }]
   dns = {
     enable = "yes"
-    host   = [{ ip = %[2]q, hostnames = [{ hostname = "node1" }] }]
+    host   = [{ ip = {{q .HostIP}}, hostnames = [{ hostname = "node1" }] }]
   }
 }
-`, name, hostIP)
+`, map[string]string{"Name": name, "HostIP": hostIP})
 }
 
 func TestAccNetwork_basic(t *testing.T) {
@@ -90,32 +91,26 @@ func testAccNetworkADRConfig(name, subnet, rangeEnd string, dhcp, dns []testAccN
 	for _, h := range dns {
 		dnsHosts = append(dnsHosts, fmt.Sprintf(`{ ip = %q, hostnames = [{ hostname = %q }] }`, h.ip, h.name))
 	}
-	list := func(items []string) string {
-		if len(items) == 0 {
-			return "null"
-		}
-		return "[\n      " + strings.Join(items, ",\n      ") + ",\n    ]"
-	}
-	return testAccProviderConfig() + fmt.Sprintf(`
+	return testConfig(`
 resource "libvirt_network" "test" {
-  name      = %[1]q
+  name      = {{q .Name}}
   autostart = true
   forward   = { mode = "nat" }
-  domain    = { name = "%[1]s.local" }
+  domain    = { name = "{{.Name}}.local" }
   ips = [{
-    address = "%[2]s.1"
+    address = "{{.Subnet}}.1"
     prefix  = 24
     dhcp = {
-      ranges = [{ start = "%[2]s.100", end = "%[2]s.%[3]s" }]
-      hosts  = %[4]s
+      ranges = [{ start = "{{.Subnet}}.100", end = "{{.Subnet}}.{{.RangeEnd}}" }]
+      hosts  = {{list .Hosts}}
     }
   }]
   dns = {
     enable = "yes"
-    host   = %[5]s
+    host   = {{list .DNSHosts}}
   }
 }
-`, name, subnet, rangeEnd, list(hosts), list(dnsHosts))
+`, map[string]any{"Name": name, "Subnet": subnet, "RangeEnd": rangeEnd, "Hosts": hosts, "DNSHosts": dnsHosts})
 }
 
 // testAccNetworkLibvirtConn is one connection to the test libvirtd for out-of-band
@@ -221,7 +216,7 @@ func testAccCheckNetworkHosts(name string, dhcp, dns []testAccNetworkHost) resou
 			return err
 		}
 		var got, want []string
-		for _, h := range networkDHCPHosts(&doc.IPs[0]) {
+		for _, h := range libvirtops.NetworkDHCPHosts(&doc.IPs[0]) {
 			got = append(got, strings.ToLower(h.MAC)+","+h.IP+","+h.Name)
 		}
 		for _, h := range dhcp {
@@ -231,7 +226,7 @@ func testAccCheckNetworkHosts(name string, dhcp, dns []testAccNetworkHost) resou
 			return fmt.Errorf("running network's DHCP hosts = %v, want %v\n%s", got, want, x)
 		}
 		got, want = nil, nil
-		for _, h := range networkDNSHosts(doc) {
+		for _, h := range libvirtops.NetworkDNSHosts(doc) {
 			for _, hn := range h.Hostnames {
 				got = append(got, h.IP+"="+hn.Hostname)
 			}
@@ -645,7 +640,7 @@ func TestAccNetwork_drift(t *testing.T) {
 			{ // virsh net-update add-last ip-dhcp-host ... --live --config
 				PreConfig: outOfBand(func(l *libvirt.Libvirt, n libvirt.Network) error {
 					return l.NetworkUpdate(n, uint32(libvirt.NetworkUpdateCommandAddLast), uint32(libvirt.NetworkSectionIPDhcpHost), 0,
-						`<host mac="52:54:00:aa:0a:99" ip="10.213.10.99" name="intruder"/>`, networkUpdateFlags)
+						`<host mac="52:54:00:aa:0a:99" ip="10.213.10.99" name="intruder"/>`, libvirt.NetworkUpdateAffectLive|libvirt.NetworkUpdateAffectConfig)
 				}),
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -748,9 +743,9 @@ func TestAccNetwork_createFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	config := func(name string) string {
-		return testAccProviderConfig() + fmt.Sprintf(`
+		return testConfig(`
 resource "libvirt_network" "test" {
-  name = %q
+  name = {{q .}}
   ips  = [{ address = "10.213.13.1", prefix = 24 }]
 }
 `, name)
@@ -789,9 +784,9 @@ func TestAccNetwork_trueFalseWords(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             testAccCheckNetworkGone(name),
 		Steps: []resource.TestStep{{
-			Config: testAccProviderConfig() + fmt.Sprintf(`
+			Config: testConfig(`
 resource "libvirt_network" "test" {
-  name = %q
+  name = {{q .}}
   ipv6 = true
   dns  = { enable = false }
   ips  = [{ address = "10.213.9.1", prefix = 24, local_ptr = true }]

@@ -1,4 +1,4 @@
-package provider
+package libvirtops
 
 import (
 	"context"
@@ -6,24 +6,24 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
 
-	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
-
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
-// update applies the planned definition: rename, redefine the persistent
+// Update applies the planned definition: rename, redefine the persistent
 // definition, then what libvirt can change on the running domain (vCPUs,
 // memory, disk and interface hot-plug), a restart when asked for changes
 // that need one, and the run state and autostart flag.
-func (r *domainResource) update(ctx context.Context, dom libvirt.Domain, oldDoc, newDoc *libvirtxml.Domain, opts domainOptions) error {
-	defer invalidateAutostart(r.Client())
-	return r.Client().Do(ctx, func(l *libvirt.Libvirt) error {
+func (d Domain) Update(ctx context.Context, id string, oldDoc, newDoc *libvirtxml.Domain, opts DomainOptions) error {
+	dom, err := domainRef(id)
+	if err != nil {
+		return err
+	}
+	defer invalidateAutostart(d.c)
+	return d.c.Do(ctx, func(l *libvirt.Libvirt) error {
 		if err := fillDiskFormats(l, newDoc); err != nil {
 			return err
 		}
@@ -37,7 +37,7 @@ func (r *domainResource) update(ctx context.Context, dom libvirt.Domain, oldDoc,
 		if oldDoc.Name != newDoc.Name {
 			// libvirt renames only stopped domains
 			if active {
-				if err := stopDomain(ctx, l, dom, opts.updateShutdown, opts.graceful); err != nil {
+				if err := stopDomain(ctx, l, dom, opts.UpdateShutdown, opts.Graceful); err != nil {
 					return err
 				}
 				active = false
@@ -53,30 +53,30 @@ func (r *domainResource) update(ctx context.Context, dom libvirt.Domain, oldDoc,
 		if _, err := l.DomainDefineXMLFlags(x, libvirt.DomainDefineValidate); err != nil {
 			return fmt.Errorf("redefining domain: %w", err)
 		}
-		if active && opts.running {
+		if active && opts.Running {
 			restart, err := applyLive(l, dom, oldDoc, newDoc)
 			if err != nil {
 				return err
 			}
-			if restart && opts.restartOnChange {
-				if err := stopDomain(ctx, l, dom, opts.updateShutdown, opts.graceful); err != nil {
+			if restart && opts.RestartOnChange {
+				if err := stopDomain(ctx, l, dom, opts.UpdateShutdown, opts.Graceful); err != nil {
 					return err
 				}
 				active = false
 			}
 		}
 		switch {
-		case opts.running && !active:
+		case opts.Running && !active:
 			if err := startDomain(l, dom, opts); err != nil {
 				return err
 			}
-		case !opts.running && active:
-			if err := stopDomain(ctx, l, dom, opts.updateShutdown, opts.graceful); err != nil {
+		case !opts.Running && active:
+			if err := stopDomain(ctx, l, dom, opts.UpdateShutdown, opts.Graceful); err != nil {
 				return err
 			}
 		}
 		var auto int32
-		if opts.autostart {
+		if opts.Autostart {
 			auto = 1
 		}
 		return l.DomainSetAutostart(dom, auto)
@@ -97,6 +97,13 @@ type liveDelta struct {
 	memoryKiB        uint64 // 0: unchanged
 	attach, detach   []hotplugItem
 	restartForOthers bool // other differences need the next boot
+}
+
+// NeedsRestart says whether changing a running domain from oldDoc to newDoc
+// leaves differences that only take effect at its next boot (beyond what
+// Update applies live: vCPUs, memory, disk and interface hot-plug).
+func NeedsRestart(oldDoc, newDoc *libvirtxml.Domain) bool {
+	return planLiveDelta(oldDoc, newDoc).restartForOthers
 }
 
 // planLiveDelta compares two definitions of a running domain.
@@ -289,51 +296,6 @@ func toKiB(v uint64, unit string) uint64 {
 		return kib
 	}
 	return v
-}
-
-// The autostart flags of all domains come from one list call, shared by
-// the reads of one refresh (and dropped after any change this provider makes).
-type autostartCache struct {
-	mu      sync.Mutex
-	fetched time.Time
-	set     map[libvirt.UUID]bool
-}
-
-var autostartCaches sync.Map // *libvirtconn.Client -> *autostartCache
-
-const autostartCacheTTL = 2 * time.Second
-
-func domainAutostart(ctx context.Context, c *libvirtconn.Client, u libvirt.UUID) (bool, error) {
-	v, _ := autostartCaches.LoadOrStore(c, &autostartCache{})
-	cache := v.(*autostartCache)
-	cache.mu.Lock()
-	defer cache.mu.Unlock()
-	if cache.set == nil || time.Since(cache.fetched) > autostartCacheTTL {
-		var doms []libvirt.Domain
-		err := c.Do(ctx, func(l *libvirt.Libvirt) error {
-			var err error
-			doms, _, err = l.ConnectListAllDomains(1, libvirt.ConnectListDomainsAutostart)
-			return err
-		})
-		if err != nil {
-			return false, err
-		}
-		cache.set = make(map[libvirt.UUID]bool, len(doms))
-		for _, d := range doms {
-			cache.set[d.UUID] = true
-		}
-		cache.fetched = time.Now()
-	}
-	return cache.set[u], nil
-}
-
-func invalidateAutostart(c *libvirtconn.Client) {
-	if v, ok := autostartCaches.Load(c); ok {
-		cache := v.(*autostartCache)
-		cache.mu.Lock()
-		cache.set = nil
-		cache.mu.Unlock()
-	}
 }
 
 // hotplugItem is one device to attach or detach: its key (disk target,

@@ -1,15 +1,12 @@
-package provider
+package libvirtops
 
 import (
-	"crypto/rand"
 	"encoding/xml"
 	"fmt"
 	"strings"
 
 	"github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
-
-	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
 // Live network updates: DHCP host reservations and DNS host entries change
@@ -73,7 +70,7 @@ func networkIPIndex(doc *libvirtxml.Network, addr string) int32 {
 // first, so a reservation can move from one host to another in one apply.
 func networkLiveOps(old, new *libvirtxml.Network) ([]networkUpdateOp, error) {
 	var ops []networkUpdateOp
-	dnsOps, err := dnsHostOps(networkDNSHosts(old), networkDNSHosts(new))
+	dnsOps, err := dnsHostOps(NetworkDNSHosts(old), NetworkDNSHosts(new))
 	if err != nil {
 		return nil, err
 	}
@@ -82,10 +79,10 @@ func networkLiveOps(old, new *libvirtxml.Network) ([]networkUpdateOp, error) {
 		if i >= len(old.IPs) || old.IPs[i].Address != new.IPs[i].Address {
 			return nil, fmt.Errorf("ips[%d] changed: a live update cannot apply it", i)
 		}
-		if err := dhcpHostsUnique(i, networkDHCPHosts(&new.IPs[i])); err != nil {
+		if err := dhcpHostsUnique(i, NetworkDHCPHosts(&new.IPs[i])); err != nil {
 			return nil, err
 		}
-		hostOps, err := dhcpHostOps(new.IPs[i].Address, networkDHCPHosts(&old.IPs[i]), networkDHCPHosts(&new.IPs[i]))
+		hostOps, err := dhcpHostOps(new.IPs[i].Address, NetworkDHCPHosts(&old.IPs[i]), NetworkDHCPHosts(&new.IPs[i]))
 		if err != nil {
 			return nil, err
 		}
@@ -112,14 +109,16 @@ func dhcpHostsUnique(ipIdx int, hosts []libvirtxml.NetworkDHCPHost) error {
 	return nil
 }
 
-func networkDNSHosts(doc *libvirtxml.Network) []libvirtxml.NetworkDNSHost {
+// NetworkDNSHosts are the network's DNS host entries (none without <dns>).
+func NetworkDNSHosts(doc *libvirtxml.Network) []libvirtxml.NetworkDNSHost {
 	if doc.DNS == nil {
 		return nil
 	}
 	return doc.DNS.Host
 }
 
-func networkDHCPHosts(ip *libvirtxml.NetworkIP) []libvirtxml.NetworkDHCPHost {
+// NetworkDHCPHosts are the DHCP reservations of one <ip> (none without <dhcp>).
+func NetworkDHCPHosts(ip *libvirtxml.NetworkIP) []libvirtxml.NetworkDHCPHost {
 	if ip.DHCP == nil {
 		return nil
 	}
@@ -273,15 +272,4 @@ func dnsHostSame(a, b libvirtxml.NetworkDNSHost) bool {
 	ax, _ := xml.Marshal(a)
 	bx, _ := xml.Marshal(b)
 	return string(ax) == string(bx)
-}
-
-// newUUID returns a random (version 4) UUID in libvirt's form. The provider
-// chooses the UUIDs of the objects it defines, so that defining again after
-// a broken connection is a harmless redefinition.
-func newUUID() string {
-	var u libvirt.UUID
-	_, _ = rand.Read(u[:]) // never fails (crypto/rand, Go 1.24+)
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	return treeresource.UUIDString(u)
 }

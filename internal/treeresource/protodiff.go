@@ -7,8 +7,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// Test helpers shared by the package's own tests and the differential test
-// (package treeresource_test).
+// Helpers that compare protocol responses: the differential test (in
+// internal/provider, beside the resources it runs) holds this package's
+// server against the framework's with them, and the package's own tests use
+// them too.
 
 // HasError reports whether diagnostics hold an error.
 func HasError(ds []*tfprotov6.Diagnostic) bool {

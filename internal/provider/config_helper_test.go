@@ -1,0 +1,49 @@
+package provider
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"text/template"
+)
+
+// Test configurations are built by one helper: testConfig fills a
+// text/template with named values instead of positional Sprintf verbs
+// (%[11]s), so a configuration reads as HCL with names in it. Functions:
+//
+//	{{q .Name}}      a quoted HCL string ("tfacc-net")
+//	{{list .Hosts}}  items as an HCL list ([ a, b ]), null when empty
+//
+// The provider block (testAccProviderConfig) comes first, as in every
+// acceptance configuration.
+func testConfig(tmpl string, data any) string {
+	t := template.Must(template.New("config").Option("missingkey=error").Funcs(template.FuncMap{
+		"q": strconv.Quote,
+		"list": func(items []string) string {
+			if len(items) == 0 {
+				return "null"
+			}
+			return "[\n      " + strings.Join(items, ",\n      ") + ",\n    ]"
+		},
+	}).Parse(tmpl))
+	var b strings.Builder
+	if err := t.Execute(&b, data); err != nil {
+		panic("test configuration: " + err.Error()) // a broken template is a bug in the test
+	}
+	return testAccProviderConfig() + b.String()
+}
+
+func TestConfigHelperRenders(t *testing.T) {
+	got := testConfig(`name = {{q .Name}}, hosts = {{list .Hosts}}, none = {{list .None}}, on = {{.On}}`,
+		map[string]any{"Name": `pkg-"x"`, "Hosts": []string{"a", "b"}, "None": []string(nil), "On": true})
+	want := testAccProviderConfig() + "name = \"pkg-\\\"x\\\"\", hosts = [\n      a,\n      b,\n    ], none = null, on = true"
+	if got != want {
+		t.Errorf("rendered:\n%s\nwant:\n%s", got, want)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a template naming a missing value rendered anyway")
+		}
+	}()
+	testConfig(`{{.Missing}}`, map[string]any{})
+}
