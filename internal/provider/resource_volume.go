@@ -254,6 +254,9 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			tflog.Info(ctx, "volume content copied on the host from a volume that downloaded it in this apply",
 				map[string]any{"volume": poolName + "/" + doc.Name, "from": from, "url": redactedURL(url)})
 			defer func() { resp.State.Raw = withContentDigest(resp.State.Raw, digest) }()
+			if doc.Target == nil || doc.Target.Format == nil { // the copy holds the same bytes
+				resp.Diagnostics.Append(recordWritten(ctx, share.Written(), resp.Private)...)
+			}
 		}
 	}
 	if clone != nil {
@@ -322,9 +325,9 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 				return
 			}
 			if share != nil {
-				share.Publish(key, src.Digest())
+				share.Publish(key, src)
 			}
-			resp.Diagnostics.Append(recordContentWritten(ctx, src, resp.Private)...)
+			resp.Diagnostics.Append(recordWritten(ctx, src.Written(), resp.Private)...)
 			tflog.Info(ctx, "volume content transferred", map[string]any{"volume": poolName + "/" + doc.Name, "url": src.URL,
 				"bytes": src.Transferred(), "compressed": src.Compression, "digest": fmt.Sprint(src.Digest())})
 		}

@@ -218,16 +218,15 @@ func verifyContentAttribute() schema.Attribute {
 			"(as many as were written) are read back through libvirt's download stream and hashed (a read of the whole image, " +
 			"off by default). A volume truncated or altered since shows as drift: `content_digest` becomes null, a warning " +
 			"says so and the plan replaces the volume. It needs a volume created by this provider from content with `checksum` " +
-			"or `checksum_url` (copies sharing a download and imported volumes have no record to compare with; an imported " +
+			"or `checksum_url` (imported volumes, and copies sharing a download that convert its format, have no record to compare with; an imported " +
 			"volume is compared with `create.content.url` instead when `create` is added). A guest writing to the volume, " +
 			"or a qcow2 image grown beyond its virtual size (its header changes), also counts as altered. Changing it " +
 			"replaces nothing.",
 	}
 }
 
-// recordContentWritten keeps what the new volume holds in private state.
-func recordContentWritten(ctx context.Context, src *storage.Source, private privateSetter) diag.Diagnostics {
-	w := src.Written()
+// recordWritten keeps what the new volume holds in private state.
+func recordWritten(ctx context.Context, w *storage.VolumeDigest, private privateSetter) diag.Diagnostics {
 	if w == nil {
 		return nil
 	}

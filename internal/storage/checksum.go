@@ -174,20 +174,27 @@ type digestReader struct {
 	h    hash.Hash
 	want Checksum
 	n    int64
+	size int64     // the announced length, -1 when unknown
 	got  *Checksum // set at the end of the content
 }
 
-func newDigestReader(r io.Reader, want Checksum) *digestReader {
-	return &digestReader{r: r, h: newHash(want.Algorithm), want: want}
+// newDigestReader checks the digest at the end of r: at io.EOF, or once
+// size bytes passed when the size is known (>= 0), since a consumer that
+// knows the length (the upload) stops reading there without seeing EOF.
+func newDigestReader(r io.Reader, want Checksum, size int64) *digestReader {
+	return &digestReader{r: r, h: newHash(want.Algorithm), want: want, size: size}
 }
 
 func (d *digestReader) Read(p []byte) (int, error) {
+	if d.got != nil {
+		return 0, io.EOF // the announced length was read: nothing follows
+	}
 	n, err := d.r.Read(p)
 	if n > 0 {
 		d.h.Write(p[:n])
 		d.n += int64(n)
 	}
-	if errors.Is(err, io.EOF) {
+	if errors.Is(err, io.EOF) || (err == nil && d.size >= 0 && d.n >= d.size) {
 		got := Checksum{Algorithm: d.want.Algorithm, Hex: hex.EncodeToString(d.h.Sum(nil))}
 		d.got = &got
 		if got != d.want {

@@ -24,6 +24,7 @@ type share struct {
 	done   chan struct{} // closed when the leader's volume is ready or it failed
 	volume string        // the leader's volume key, "" when it failed
 	digest *Checksum     // the checksum verified while uploading, nil when none
+	wrote  *VolumeDigest // what the leader's volume held after the upload
 	copies sync.WaitGroup
 }
 
@@ -69,12 +70,16 @@ func (sh *Share) Wait(ctx context.Context) (volume string, digest *Checksum, ok 
 	}
 }
 
+// Written is what the leader's volume held after its upload (see
+// Source.Written), for a follower whose Wait succeeded.
+func (sh *Share) Written() *VolumeDigest { return sh.s.wrote }
+
 // Publish, for the leader, offers its volume to the waiting followers.
-func (sh *Share) Publish(volumeKey string, digest *Checksum) {
+func (sh *Share) Publish(volumeKey string, src *Source) {
 	if !sh.leader || sh.ended {
 		return
 	}
-	sh.s.volume, sh.s.digest = volumeKey, digest
+	sh.s.volume, sh.s.digest, sh.s.wrote = volumeKey, src.Digest(), src.Written()
 	sh.end()
 }
 

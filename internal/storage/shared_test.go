@@ -22,8 +22,7 @@ func TestSharesLeaderWaitsForCopies(t *testing.T) {
 		}
 		got <- v
 	}()
-	d := &Checksum{Algorithm: "sha256", Hex: "00"}
-	lead.Publish("/pool/first", d)
+	lead.Publish("/pool/first", &Source{})
 	if v := <-got; v != "/pool/first" {
 		t.Fatalf("follower got %q", v)
 	}

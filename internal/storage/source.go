@@ -84,7 +84,7 @@ func OpenWith(ctx context.Context, raw string, opts FetchOptions) (*Source, erro
 		return nil, err
 	}
 	if opts.Checksum != nil {
-		s.digest = newDigestReader(s.raw, *opts.Checksum)
+		s.digest = newDigestReader(s.raw, *opts.Checksum, s.Size)
 		s.raw = s.digest
 		s.file = nil // every byte is read (and hashed), holes included
 	}
