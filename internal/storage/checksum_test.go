@@ -272,3 +272,20 @@ func TestTLSOptions(t *testing.T) {
 		t.Fatalf("missing CA bundle: %v", err)
 	}
 }
+
+// A consumer that knows the length (the upload) stops after it without
+// reading io.EOF: the digest is still checked there.
+func TestDigestAtAnnouncedLength(t *testing.T) {
+	data := bytes.Repeat([]byte("x"), 1000)
+	right, _ := ParseChecksum(sha256Of(data))
+	d := newDigestReader(bytes.NewReader(data), right, int64(len(data)))
+	if _, err := io.ReadFull(d, make([]byte, len(data))); err != nil || d.got == nil || *d.got != right {
+		t.Fatalf("right: err %v, digest %v", err, d.got)
+	}
+	wrong, _ := ParseChecksum("sha256:" + strings.Repeat("1", 64))
+	d = newDigestReader(bytes.NewReader(data), wrong, int64(len(data)))
+	var mismatch *ChecksumMismatchError
+	if _, err := io.ReadFull(d, make([]byte, len(data))); !errors.As(err, &mismatch) {
+		t.Fatalf("wrong: %v", err)
+	}
+}
