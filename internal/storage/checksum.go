@@ -186,8 +186,12 @@ func newDigestReader(r io.Reader, want Checksum, size int64) *digestReader {
 }
 
 func (d *digestReader) Read(p []byte) (int, error) {
-	if d.got != nil {
-		return 0, io.EOF // the announced length was read: nothing follows
+	if d.got != nil { // the end was reached: nothing follows
+		if *d.got != d.want {
+			// again: io.ReadFull drops an error that comes with the last bytes
+			return 0, &ChecksumMismatchError{Want: d.want, Got: *d.got, Bytes: d.n}
+		}
+		return 0, io.EOF
 	}
 	n, err := d.r.Read(p)
 	if n > 0 {
