@@ -328,6 +328,9 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 				share.Publish(key, src)
 			}
 			resp.Diagnostics.Append(recordWritten(ctx, src.Written(), resp.Private)...)
+			if src.FromCache != "" {
+				tflog.Info(ctx, "volume content read from the content cache", map[string]any{"volume": poolName + "/" + doc.Name, "file": src.FromCache})
+			}
 			tflog.Info(ctx, "volume content transferred", map[string]any{"volume": poolName + "/" + doc.Name, "url": src.URL,
 				"bytes": src.Transferred(), "compressed": src.Compression, "digest": fmt.Sprint(src.Digest())})
 		}

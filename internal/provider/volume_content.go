@@ -39,6 +39,15 @@ func contentDownloadAttributes() map[string]schema.Attribute {
 				"PGP signature around it is ignored) publish them: `http(s)://`, `file://` or a local path, fetched with the same " +
 				"TLS settings. The digest found is checked like `checksum` and recorded in `content_digest`.",
 		},
+		"cache_dir": schema.StringAttribute{
+			Optional: true,
+			Description: "A folder on the machine running OpenTofu that keeps content by its digest (`sha256-<hex>`), for content " +
+				"with `checksum` or `checksum_url`: content found there is read from it instead of downloaded (still checked " +
+				"against the digest), so a second apply, another host or a replaced volume does not download it again; content " +
+				"downloaded is written there once its digest matched (a partial file beside it until then, removed on failure). " +
+				"Nothing is ever evicted: remove files by hand. Errors writing the cache only stop caching. `TF_LOG=INFO` logs " +
+				"the file read. Changing it does not replace the volume.",
+		},
 		"tls_ca_file": schema.StringAttribute{
 			Optional: true,
 			Description: "A PEM file of the certificate authorities that `https://` servers of `url` and `checksum_url` are " +
@@ -64,7 +73,7 @@ func contentDigestAttribute() schema.Attribute {
 
 // contentTransportOnly are the create.content attributes that change how
 // content is fetched but not which content: changing them replaces nothing.
-var contentTransportOnly = []string{"tls_ca_file", "tls_insecure"}
+var contentTransportOnly = []string{"tls_ca_file", "tls_insecure", "cache_dir"}
 
 // withoutTransport returns create with the transport-only attributes
 // nulled, for comparing which content two configurations give.
@@ -98,7 +107,8 @@ func contentFetchOptions(attrs map[string]tftypes.Value) storage.FetchOptions {
 	c := contentAttrs(attrs)
 	ca, _ := treeresource.String(c, "tls_ca_file")
 	insecure, _ := treeresource.Bool(c, "tls_insecure")
-	return storage.FetchOptions{CAFile: ca, Insecure: insecure}
+	cacheDir, _ := treeresource.String(c, "cache_dir")
+	return storage.FetchOptions{CAFile: ca, Insecure: insecure, CacheDir: cacheDir}
 }
 
 // checkContentOptions validates the checksum attributes at plan and warns

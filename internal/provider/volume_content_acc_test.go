@@ -446,3 +446,60 @@ resource "libvirt_volume" "unchecked" {
 		},
 	})
 }
+
+// TestAccVolume_contentCache downloads verified content once into a cache
+// folder; a volume created later (a renamed one, replacing the first) reads
+// it from the cache: the server sees no second GET. A wrong checksum leaves
+// nothing in the cache.
+func TestAccVolume_contentCache(t *testing.T) {
+	l := testAccStorageConn(t)
+	data := randomBytes(t, 2<<20+5)
+	srv := newImageServer(t, map[string][]byte{"cached.img": data})
+	cache := t.TempDir()
+	config := func(name, checksum string) string {
+		return testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_volume" "v" {
+  name   = %q
+  pool   = %q
+  create = { content = { url = "%s/img/cached.img", checksum = %q, cache_dir = %q } }
+}
+`, name, testAccPool(), srv.URL, checksum, cache)
+	}
+	cached := filepath.Join(cache, strings.Replace(sha256Digest(data), ":", "-", 1))
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             volumeCheckDestroy(l, "img-cache-1.img", "img-cache-2.img", "img-cache-x.img"),
+		Steps: []resource.TestStep{
+			{
+				Config:      config("img-cache-x.img", "sha256:"+strings.Repeat("0", 64)),
+				ExpectError: regexp.MustCompile(`checksum\s+mismatch`),
+			},
+			{
+				PreConfig: func() {
+					if entries, _ := os.ReadDir(cache); len(entries) != 0 {
+						t.Fatalf("a mismatching download left %d files in the cache", len(entries))
+					}
+				},
+				Config: config("img-cache-1.img", sha256Digest(data)),
+				Check: func(st *terraform.State) error {
+					got, err := os.ReadFile(cached)
+					if err != nil || !bytes.Equal(got, data) {
+						return fmt.Errorf("cache file %s: %d bytes (%v)", cached, len(got), err)
+					}
+					return checkVolumeContent(l, "img-cache-1.img", data)(st)
+				},
+			},
+			{
+				Config: config("img-cache-2.img", sha256Digest(data)),
+				Check: func(st *terraform.State) error {
+					if n := srv.count("/img/cached.img"); n != 2 {
+						return fmt.Errorf("%d GETs: want 2 (the mismatching one and the first volume's), none for the second volume", n)
+					}
+					return checkVolumeContent(l, "img-cache-2.img", data)(st)
+				},
+				ConfigPlanChecks: emptyPlanAfterApply,
+			},
+		},
+	})
+}

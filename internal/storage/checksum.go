@@ -174,8 +174,10 @@ type digestReader struct {
 	h    hash.Hash
 	want Checksum
 	n    int64
-	size int64     // the announced length, -1 when unknown
-	got  *Checksum // set at the end of the content
+	size int64 // the announced length, -1 when unknown
+	// onMatch runs once when the content ended with the expected digest
+	onMatch func()
+	got     *Checksum // set at the end of the content
 }
 
 // newDigestReader checks the digest at the end of r: at io.EOF, or once
@@ -203,6 +205,9 @@ func (d *digestReader) Read(p []byte) (int, error) {
 		d.got = &got
 		if got != d.want {
 			return n, &ChecksumMismatchError{Want: d.want, Got: got, Bytes: d.n}
+		}
+		if d.onMatch != nil {
+			d.onMatch()
 		}
 	}
 	return n, err

@@ -25,6 +25,9 @@ type FetchOptions struct {
 	// Checksum, when set, is the digest the content as sent must have: the
 	// content's reader fails at its end when it differs.
 	Checksum *Checksum
+	// CacheDir, with Checksum, is a folder keeping content by its digest
+	// (see cache.go): content found there is read instead of downloaded.
+	CacheDir string
 }
 
 // Retries is how often a download is tried again after a failed request or

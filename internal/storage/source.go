@@ -36,15 +36,19 @@ type Source struct {
 	Compression string
 	WireSize    int64
 
-	body    io.ReadCloser
-	raw     io.Reader // the content before peeking
-	reader  *countingReader
-	file    *os.File        // a local file's handle, for its data extents
-	wire    *countingReader // the compressed bytes, when Compression is set
-	dec     io.Closer       // the decompressor, when it needs closing
-	stall   context.CancelFunc
-	digest  *digestReader // hashes the bytes as sent, when a checksum is expected
-	written hash.Hash     // hashes the decompressed bytes, when compressed content has a checksum
+	body   io.ReadCloser
+	raw    io.Reader // the content before peeking
+	reader *countingReader
+	file   *os.File        // a local file's handle, for its data extents
+	wire   *countingReader // the compressed bytes, when Compression is set
+	dec    io.Closer       // the decompressor, when it needs closing
+	stall  context.CancelFunc
+	digest *digestReader // hashes the bytes as sent, when a checksum is expected
+	cache  *cacheWriter  // copies the bytes into the content cache, when one is set
+	// FromCache is the cache file the content was read from, "" when it
+	// was not.
+	FromCache string
+	written   hash.Hash // hashes the decompressed bytes, when compressed content has a checksum
 }
 
 // peekSize is how much of the content is looked at before uploading: enough
@@ -79,12 +83,27 @@ func Open(ctx context.Context, raw string) (*Source, error) {
 // checksum of the bytes as sent, checked while they stream (the reader
 // fails at the end when the digest differs).
 func OpenWith(ctx context.Context, raw string, opts FetchOptions) (*Source, error) {
-	s, err := openRaw(ctx, raw, opts)
+	from := raw
+	cached := false
+	if opts.Checksum != nil && opts.CacheDir != "" {
+		if st, err := os.Stat(cachePath(opts.CacheDir, *opts.Checksum)); err == nil && st.Mode().IsRegular() {
+			from, cached = cachePath(opts.CacheDir, *opts.Checksum), true
+		}
+	}
+	s, err := openRaw(ctx, from, opts)
 	if err != nil {
 		return nil, err
 	}
+	if cached {
+		s.URL, s.FromCache = s.URL+" (cached for "+redact(raw)+")", from
+	}
 	if opts.Checksum != nil {
+		if opts.CacheDir != "" && !cached {
+			s.cache = newCacheWriter(opts.CacheDir, *opts.Checksum)
+			s.raw = io.TeeReader(s.raw, s.cache)
+		}
 		s.digest = newDigestReader(s.raw, *opts.Checksum, s.Size)
+		s.digest.onMatch = s.commitCache
 		s.raw = s.digest
 		s.file = nil // every byte is read (and hashed), holes included
 	}
@@ -236,8 +255,27 @@ func (s *Source) Reader() io.Reader { return s.reader }
 // Transferred is the number of content bytes read so far.
 func (s *Source) Transferred() int64 { return s.reader.n.Load() }
 
+// commitCache moves verified content into the cache.
+func (s *Source) commitCache() {
+	if s.cache != nil {
+		_ = s.cache.commit() // a cache that cannot be written is only slower
+		s.cache = nil
+	}
+}
+
+// redact masks a password in a URL.
+func redact(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return raw
+}
+
 // Close releases the file or connection.
 func (s *Source) Close() error {
+	if s.cache != nil {
+		s.cache.discard()
+	}
 	if s.dec != nil {
 		s.dec.Close()
 	}

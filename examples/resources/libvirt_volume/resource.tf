@@ -38,6 +38,8 @@ resource "libvirt_volume" "ubuntu_root" {
     content = {
       url          = "https://cloud-images.ubuntu.com/noble/current/noble-server-cloudimg-amd64.img"
       checksum_url = "https://cloud-images.ubuntu.com/noble/current/SHA256SUMS"
+      # kept here by digest: later applies and other hosts read it from here
+      cache_dir = pathexpand("~/.cache/libvirt-images")
     }
   }
 }
