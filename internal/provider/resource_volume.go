@@ -130,9 +130,10 @@ func NewVolumeResource() resource.Resource {
 					},
 				},
 			},
-			"content_digest": contentDigestAttribute(),
-			"verify_content": verifyContentAttribute(),
-			"timeouts":       timeouts.Attributes(context.Background(), timeouts.Opts{Create: true}),
+			"content_digest":   contentDigestAttribute(),
+			"verify_content":   verifyContentAttribute(),
+			"content_upstream": contentUpstreamAttribute(),
+			"timeouts":         timeouts.Attributes(context.Background(), timeouts.Opts{Create: true}),
 		},
 		// growing applies in place; any other change needs a new volume
 		ReplaceOnChange: []string{treeresource.AllDocument},
@@ -185,6 +186,8 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	// a volume found altered at refresh (verify_content) gets its content again
 	planReplaceAltered(state, plan, &resp.RequiresReplace)
+	// a "latest" image whose file changed on the server gets its new content
+	planUpstreamChange(ctx, state, plan, &resp.RequiresReplace, &resp.Diagnostics)
 	// recording it is only true when the volume holds it
 	r.verifyAdoptedContent(ctx, state, plan, resp.Private, &resp.RequiresReplace, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
@@ -253,7 +256,9 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			clone = &libvirtops.CloneSource{Volume: from}
 			tflog.Info(ctx, "volume content copied on the host from a volume that downloaded it in this apply",
 				map[string]any{"volume": poolName + "/" + doc.Name, "from": from, "url": redactedURL(url)})
-			defer func() { resp.State.Raw = withContentDigest(resp.State.Raw, digest) }()
+			defer func() {
+				resp.State.Raw = withUpstream(withContentDigest(resp.State.Raw, digest), plan, share.Fingerprint())
+			}()
 			if doc.Target == nil || doc.Target.Format == nil { // the copy holds the same bytes
 				resp.Diagnostics.Append(recordWritten(ctx, share.Written(), resp.Private)...)
 			}
@@ -279,7 +284,9 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			return
 		}
 		defer src.Close()
-		defer func() { resp.State.Raw = withContentDigest(resp.State.Raw, src.Digest()) }()
+		defer func() {
+			resp.State.Raw = withUpstream(withContentDigest(resp.State.Raw, src.Digest()), plan, src.Fingerprint)
+		}()
 		// the create and upload run on a connection of their own (Upload)
 		up, err := volumes.OpenUpload(ctx)
 		if err != nil {

@@ -48,6 +48,13 @@ func contentDownloadAttributes() map[string]schema.Attribute {
 				"Nothing is ever evicted: remove files by hand. Errors writing the cache only stop caching. `TF_LOG=INFO` logs " +
 				"the file read. Changing it does not replace the volume.",
 		},
+		"track_upstream": schema.BoolAttribute{
+			Optional: true,
+			Description: "For an `http(s)://` `url` whose file changes under the same name (\"latest\" images): the server's " +
+				"ETag, Last-Modified and size are recorded at create (`content_upstream`) and asked again (HEAD) at every plan; " +
+				"when they differ, the volume is replaced with the new content, with a warning. Off by default; with a fixed " +
+				"`checksum` the new content would fail it, so use `checksum_url` or no checksum.",
+		},
 		"tls_ca_file": schema.StringAttribute{
 			Optional: true,
 			Description: "A PEM file of the certificate authorities that `https://` servers of `url` and `checksum_url` are " +
@@ -73,7 +80,7 @@ func contentDigestAttribute() schema.Attribute {
 
 // contentTransportOnly are the create.content attributes that change how
 // content is fetched but not which content: changing them replaces nothing.
-var contentTransportOnly = []string{"tls_ca_file", "tls_insecure", "cache_dir"}
+var contentTransportOnly = []string{"tls_ca_file", "tls_insecure", "cache_dir", "track_upstream"}
 
 // withoutTransport returns create with the transport-only attributes
 // nulled, for comparing which content two configurations give.
@@ -299,4 +306,53 @@ func planReplaceAltered(state, plan map[string]tftypes.Value, replace *path.Path
 		plan["content_digest"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
 		*replace = append(*replace, path.Root("content_digest"))
 	}
+}
+
+// contentUpstreamAttribute records the server's description of the file.
+func contentUpstreamAttribute() schema.Attribute {
+	return schema.StringAttribute{
+		Computed:      true,
+		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		Description: "With `create.content.track_upstream`: the server's description of the file when the volume was " +
+			"created (ETag, Last-Modified, size), compared with a HEAD request at every plan.",
+	}
+}
+
+// withUpstream records the server's description of the file in the state
+// when the configuration tracks it.
+func withUpstream(state tftypes.Value, plan map[string]tftypes.Value, fingerprint string) tftypes.Value {
+	attrs := treeresource.ObjectAttrs(state)
+	if attrs == nil || !state.IsKnown() {
+		return state
+	}
+	attrs["content_upstream"] = tftypes.NewValue(tftypes.String, nil)
+	if on, _ := treeresource.Bool(contentAttrs(plan), "track_upstream"); on && fingerprint != "" {
+		attrs["content_upstream"] = treeresource.StringValue(fingerprint)
+	}
+	return tftypes.NewValue(state.Type(), attrs)
+}
+
+// planUpstreamChange asks the server at plan whether the file changed since
+// the volume was created, and replaces the volume when it did.
+func planUpstreamChange(ctx context.Context, state, plan map[string]tftypes.Value, replace *path.Paths, diags *diag.Diagnostics) {
+	if on, _ := treeresource.Bool(contentAttrs(plan), "track_upstream"); !on {
+		return
+	}
+	recorded, ok := treeresource.String(state, "content_upstream")
+	url, known := contentURLKnown(plan)
+	if !ok || recorded == "" || !known || url != contentURL(state) {
+		return
+	}
+	now, err := storage.UpstreamFingerprint(ctx, url, contentFetchOptions(plan))
+	if err != nil {
+		diags.AddAttributeWarning(path.Root("create").AtName("content").AtName("track_upstream"), "Cannot ask for upstream changes", err.Error())
+		return
+	}
+	if now == "" || now == recorded {
+		return
+	}
+	plan["content_upstream"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
+	*replace = append(*replace, path.Root("content_upstream"))
+	diags.AddAttributeWarning(path.Root("create").AtName("content").AtName("url"), "Upstream content changed: the volume will be replaced",
+		fmt.Sprintf("%s now answers %q; the volume was created from %q. Applying replaces it with the new content.", redactedURL(url), now, recorded))
 }

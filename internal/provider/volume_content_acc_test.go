@@ -503,3 +503,69 @@ resource "libvirt_volume" "v" {
 		},
 	})
 }
+
+// TestAccVolume_trackUpstream creates a volume from a "latest" URL with
+// track_upstream; while the server's file stays the same the plan is empty;
+// when it changes (new ETag, Last-Modified and bytes) the plan replaces the
+// volume and the apply gives it the new content.
+func TestAccVolume_trackUpstream(t *testing.T) {
+	l := testAccStorageConn(t)
+	v1, v2 := randomBytes(t, 1<<20), randomBytes(t, 1<<20+100)
+	var mu sync.Mutex
+	current, etag, modified := v1, `"v1"`, time.Unix(1700000000, 0)
+	var gets int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		data, tag, mod := current, etag, modified
+		if r.Method == http.MethodGet {
+			gets++
+		}
+		mu.Unlock()
+		w.Header().Set("ETag", tag)
+		http.ServeContent(w, r, "latest.img", mod, bytes.NewReader(data))
+	}))
+	t.Cleanup(srv.Close)
+	config := testAccProviderConfig() + fmt.Sprintf(`
+resource "libvirt_volume" "latest" {
+  name   = "img-latest.img"
+  pool   = %q
+  create = { content = { url = "%s/latest.img", track_upstream = true } }
+}
+`, testAccPool(), srv.URL)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             volumeCheckDestroy(l, "img-latest.img"),
+		Steps: []resource.TestStep{
+			{
+				Config:           config,
+				ConfigPlanChecks: emptyPlanAfterApply,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("libvirt_volume.latest", tfjsonpath.New("content_upstream"),
+						knownvalue.StringRegexp(regexp.MustCompile(`^etag="v1"; last-modified=.*; size=1048576$`))),
+				},
+				Check: checkVolumeContent(l, "img-latest.img", v1),
+			},
+			{
+				PreConfig: func() {
+					mu.Lock()
+					current, etag, modified = v2, `"v2"`, time.Unix(1700086400, 0)
+					mu.Unlock()
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("libvirt_volume.latest", plancheck.ResourceActionDestroyBeforeCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: func(st *terraform.State) error {
+					mu.Lock()
+					defer mu.Unlock()
+					if gets != 2 {
+						return fmt.Errorf("%d GETs, want 2 (one per content)", gets)
+					}
+					return checkVolumeContent(l, "img-latest.img", v2)(st)
+				},
+			},
+		},
+	})
+}

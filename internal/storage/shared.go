@@ -25,6 +25,7 @@ type share struct {
 	volume string        // the leader's volume key, "" when it failed
 	digest *Checksum     // the checksum verified while uploading, nil when none
 	wrote  *VolumeDigest // what the leader's volume held after the upload
+	fprint string        // the server's description of the file (Source.Fingerprint)
 	copies sync.WaitGroup
 }
 
@@ -74,12 +75,15 @@ func (sh *Share) Wait(ctx context.Context) (volume string, digest *Checksum, ok 
 // Source.Written), for a follower whose Wait succeeded.
 func (sh *Share) Written() *VolumeDigest { return sh.s.wrote }
 
+// Fingerprint is the server's description of the leader's file.
+func (sh *Share) Fingerprint() string { return sh.s.fprint }
+
 // Publish, for the leader, offers its volume to the waiting followers.
 func (sh *Share) Publish(volumeKey string, src *Source) {
 	if !sh.leader || sh.ended {
 		return
 	}
-	sh.s.volume, sh.s.digest, sh.s.wrote = volumeKey, src.Digest(), src.Written()
+	sh.s.volume, sh.s.digest, sh.s.wrote, sh.s.fprint = volumeKey, src.Digest(), src.Written(), src.Fingerprint
 	sh.end()
 }
 

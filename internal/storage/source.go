@@ -45,6 +45,9 @@ type Source struct {
 	stall  context.CancelFunc
 	digest *digestReader // hashes the bytes as sent, when a checksum is expected
 	cache  *cacheWriter  // copies the bytes into the content cache, when one is set
+	// Fingerprint is the server's description of the file (ETag,
+	// Last-Modified, length), "" for files.
+	Fingerprint string
 	// FromCache is the cache file the content was read from, "" when it
 	// was not.
 	FromCache string
@@ -209,6 +212,7 @@ func (s *Source) openHTTP(ctx context.Context, u *url.URL, opts FetchOptions) er
 		return fmt.Errorf("downloading %s: HTTP status %s", s.URL, resp.Status)
 	}
 	s.Size = resp.ContentLength // -1 when unknown
+	s.Fingerprint = fingerprintOf(resp.Header, resp.ContentLength)
 	b.body, b.size, b.validor = resp.Body, resp.ContentLength, validatorOf(resp.Header)
 	s.body, s.raw, s.stall = b, b, b.stop
 	return nil

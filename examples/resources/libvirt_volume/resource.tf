@@ -106,6 +106,21 @@ resource "libvirt_volume" "vm2_root" {
   create        = { clone = { volume = libvirt_volume.vm1_disk.name } }
 }
 
+# A "latest" image: its server's ETag, Last-Modified and size are recorded
+# (content_upstream) and asked again at every plan; when the file changed, the
+# plan replaces the volume with the new content.
+resource "libvirt_volume" "debian_latest" {
+  name = "debian-12-latest.qcow2"
+  pool = "default"
+  create = {
+    content = {
+      url            = "https://cloud.debian.org/images/cloud/bookworm/latest/debian-12-genericcloud-amd64.qcow2"
+      checksum_url   = "https://cloud.debian.org/images/cloud/bookworm/latest/SHA512SUMS"
+      track_upstream = true
+    }
+  }
+}
+
 # Compressed images (gzip, xz, zstd) are decompressed while they stream.
 resource "libvirt_volume" "fedora_base" {
   name   = "fedora-base.raw"
