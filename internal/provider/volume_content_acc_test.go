@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -316,10 +317,16 @@ func TestAccVolume_sharedDownloadTwoHosts(t *testing.T) {
 		}
 		return nil
 	}
-	t.Cleanup(func() {
+	t.Cleanup(func() { // each host forgets the other's volumes
 		if p, err := l.StoragePoolLookupByName(testAccPool()); err == nil {
 			_ = l.StoragePoolRefresh(p, 0)
 		}
+		onHost(t, uriB, func(lb *libvirt.Libvirt) error {
+			if p, err := lb.StoragePoolLookupByName(testAccPool()); err == nil {
+				_ = lb.StoragePoolRefresh(p, 0)
+			}
+			return nil
+		})
 	})
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
