@@ -15,6 +15,6 @@ testenv-host2: ## Start (or keep) the second libvirt host and write /var/cache/t
 testenv-host2-stop: ## Stop the second libvirt host (its domains are destroyed)
 	bash scripts/testenv-host2.sh stop
 
-test-hosts: ## Two-host layer: starts host b, then the several-hosts and migration tests (prints migration times)
+test-hosts: ## Two-host layer: starts host b, then the several-hosts, migration and two-host download tests (prints migration times)
 	bash scripts/testenv-host2.sh
-	source $(TFPLV_ENV) && source $(TFPLV_ENV_HOST2) && TF_ACC=1 go test ./internal/provider -count=1 -v -timeout 30m -run 'TestAccHosts_'
+	source $(TFPLV_ENV) && source $(TFPLV_ENV_HOST2) && TF_ACC=1 go test ./internal/provider -count=1 -v -timeout 30m -run 'TestAccHosts_|TestAccVolume_sharedDownloadTwoHosts'
