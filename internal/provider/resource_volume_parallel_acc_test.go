@@ -70,7 +70,9 @@ func tofu(t *testing.T, dir, reattach string, args ...string) {
 }
 
 // TestAccVolume_parallel30 creates and destroys 30 uploaded and 30 empty
-// volumes in one pool with tofu -parallelism=30. The testing framework always
+// volumes in one pool with tofu -parallelism=30. Each uploaded volume has a
+// URL of its own (a query string), since volumes of one URL in one apply
+// share a single download (TestAccVolume_sharedDownload). The testing framework always
 // passes -parallelism=10, so this test drives tofu itself (the provider runs
 // in this process, attached through TF_REATTACH_PROVIDERS).
 func TestAccVolume_parallel30(t *testing.T) {
@@ -93,7 +95,8 @@ resource "libvirt_volume" "many" {
   count  = 30
   name   = "tfacc-par-${count.index}.img"
   pool   = %q
-  create = { content = { url = "%s/len/small.img" } }
+  # a URL of its own per volume: volumes of one URL share one download
+  create = { content = { url = "%s/len/small.img?copy=${count.index}" } }
 }
 resource "libvirt_volume" "empty" {
   count    = 30
