@@ -313,9 +313,12 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			key, err = up.Create(ctx, doc, capacity, src, progressLogger(ctx))
 			if err != nil {
 				// the create deletes what it made, but not through a broken
-				// connection: a half-written volume is removed on a new one
+				// connection, and a SIGINT can close the upload's connection
+				// while it still reports connected: whatever remains is
+				// removed on the shared one (a lookup that finds nothing when
+				// the create cleaned up)
 				msg := err.Error()
-				if !up.Connected() { // else the create cleaned up on its connection itself
+				{
 					// on a context of its own (the apply's may be cancelled by SIGINT), briefly: tofu is waiting to exit
 					cleanCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 					removed, rerr := volumes.RemoveIfPresent(cleanCtx, poolName, doc.Name)
