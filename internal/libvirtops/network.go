@@ -38,10 +38,11 @@ func networkRef(id string) (libvirt.Network, error) {
 	return libvirt.Network{UUID: u}, nil
 }
 
-// named completes a reference by UUID with the network's name: drivers
-// that address networks by name (the test driver) need both.
-func named(l *libvirt.Libvirt, net libvirt.Network) (libvirt.Network, error) {
-	if net.Name != "" {
+// named completes a reference by UUID with the network's name where the
+// driver addresses networks by name (the test driver); the qemu host's
+// network driver finds them by UUID, so Read pays no extra round trip there.
+func (n Network) named(l *libvirt.Libvirt, net libvirt.Network) (libvirt.Network, error) {
+	if net.Name != "" || !addressesByName(n.c) {
 		return net, nil
 	}
 	return l.NetworkLookupByUUID(net.UUID)
@@ -64,7 +65,7 @@ func (n Network) Fetch(ctx context.Context, id string) (*NetworkState, error) {
 	var xml string
 	var autostart, active int32
 	err = n.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		net, err := named(l, net)
+		net, err := n.named(l, net)
 		if err != nil {
 			return err
 		}
@@ -119,7 +120,7 @@ func (n Network) Create(ctx context.Context, doc *libvirtxml.Network, running, a
 		return fmt.Errorf("writing network XML: %w", err)
 	}
 	return n.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		net, err := named(l, net)
+		net, err := n.named(l, net)
 		if err != nil {
 			return err
 		}
@@ -152,7 +153,7 @@ func (n Network) Remove(ctx context.Context, id string) error {
 		return err
 	}
 	return n.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		net, err := named(l, net)
+		net, err := n.named(l, net)
 		if err != nil {
 			return err
 		}
@@ -175,7 +176,7 @@ func (n Network) Delete(ctx context.Context, id string) (users []string, err err
 		return nil, err
 	}
 	err = n.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		net, err := named(l, net)
+		net, err := n.named(l, net)
 		if err != nil {
 			return err
 		}
@@ -229,7 +230,7 @@ func (n Network) RedefineAndRestart(ctx context.Context, doc *libvirtxml.Network
 		return nil, fmt.Errorf("writing network XML: %w", err)
 	}
 	err = n.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		net, err := named(l, net)
+		net, err := n.named(l, net)
 		if err != nil {
 			return err
 		}
@@ -275,7 +276,7 @@ func (n Network) SetRunning(ctx context.Context, id string, running bool) (users
 		return nil, err
 	}
 	err = n.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		net, err := named(l, net)
+		net, err := n.named(l, net)
 		if err != nil {
 			return err
 		}
@@ -305,7 +306,7 @@ func (n Network) SetAutostart(ctx context.Context, id string, autostart bool) er
 		return err
 	}
 	return n.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		net, err := named(l, net)
+		net, err := n.named(l, net)
 		if err != nil {
 			return err
 		}
@@ -327,7 +328,7 @@ func (n Network) UpdateLive(ctx context.Context, doc *libvirtxml.Network) error 
 	}
 	net.Name = doc.Name
 	return n.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		net, err := named(l, net)
+		net, err := n.named(l, net)
 		if err != nil {
 			return err
 		}

@@ -39,13 +39,19 @@ func poolRef(id string) (libvirt.StoragePool, error) {
 	return libvirt.StoragePool{UUID: u}, nil
 }
 
-// namedPool completes a reference by UUID with the pool's name: drivers
-// that address pools by name (the test driver) need both.
-func namedPool(l *libvirt.Libvirt, pool libvirt.StoragePool) (libvirt.StoragePool, error) {
-	if pool.Name != "" {
+// named completes a reference by UUID with the pool's name where the
+// driver addresses pools by name (the test driver), as Network.named.
+func (p Pool) named(l *libvirt.Libvirt, pool libvirt.StoragePool) (libvirt.StoragePool, error) {
+	if pool.Name != "" || !addressesByName(p.c) {
 		return pool, nil
 	}
 	return l.StoragePoolLookupByUUID(pool.UUID)
+}
+
+// addressesByName reports whether c's driver finds networks and pools by
+// name only: libvirt's test driver (test:///...).
+func addressesByName(c *libvirtconn.Client) bool {
+	return strings.HasPrefix(c.URI(), "test:")
 }
 
 // PoolState is what Fetch reads: the definition and the autostart flag.
@@ -63,7 +69,7 @@ func (p Pool) Fetch(ctx context.Context, id string) (*PoolState, error) {
 	var xml string
 	var autostart int32
 	err = p.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		pool, err := namedPool(l, pool)
+		pool, err := p.named(l, pool)
 		if err != nil {
 			return err
 		}
@@ -163,7 +169,7 @@ func (p Pool) SetAutostart(ctx context.Context, id string, autostart bool) error
 		return err
 	}
 	return p.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		pool, err := namedPool(l, pool)
+		pool, err := p.named(l, pool)
 		if err != nil {
 			return err
 		}
