@@ -247,9 +247,19 @@ func (v Volume) CreateEmpty(ctx context.Context, poolName string, doc *libvirtxm
 	if err != nil {
 		return "", false, err
 	}
-	unlock := HostOf(v.c).locks.Lock(poolName)
-	vol, err := l.StorageVolCreateXML(pool, xml, 0)
-	unlock()
+	var vol libvirt.StorageVol
+	err = retryBuild(func() error {
+		unlock := HostOf(v.c).locks.Lock(poolName)
+		defer unlock()
+		var err error
+		vol, err = l.StorageVolCreateXML(pool, xml, 0)
+		return err
+	}, func() bool {
+		// libvirt removes a volume whose build failed; try again only when
+		// a look-up agrees, so a retry never meets a half-built one.
+		exists, err := v.Exists(ctx, poolName, doc.Name)
+		return l.IsConnected() && err == nil && !exists
+	})
 	if err != nil && !l.IsConnected() {
 		if found, lerr := v.lookUp(ctx, poolName, doc.Name); lerr == nil {
 			vol, err = found, nil
@@ -259,6 +269,32 @@ func (v Volume) CreateEmpty(ctx context.Context, poolName string, doc *libvirtxm
 		return "", !l.IsConnected(), fmt.Errorf("creating volume %q in pool %q: %w", doc.Name, poolName, err)
 	}
 	return vol.Key, false, nil
+}
+
+// buildAttempts bounds the retries of a volume build that failed for a
+// reason that passes (see transientBuildFailure).
+const buildAttempts = 3
+
+// transientBuildFailure reports whether a volume build failed for a reason
+// that passes when tried again. qemu-img sizes a LUKS volume's key
+// derivation by timing PBKDF2 against the thread's CPU time; on a host whose
+// CPU accounting ticks coarser than that first round takes, it reads zero
+// and gives up with "Unable to get accurate CPU usage". The next run
+// usually measures.
+func transientBuildFailure(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "Unable to get accurate CPU usage")
+}
+
+// retryBuild runs create, again (up to buildAttempts in all) while it fails
+// for a transient reason and gone says the failed attempt left nothing.
+func retryBuild(create func() error, gone func() bool) error {
+	var err error
+	for attempt := 1; attempt <= buildAttempts; attempt++ {
+		if err = create(); err == nil || !transientBuildFailure(err) || !gone() {
+			return err
+		}
+	}
+	return err
 }
 
 // Grow grows the volume to size bytes (see growVolume); live names the
