@@ -298,6 +298,26 @@ ensure_tflint() {
   log "tflint: ${out%%$'\n'*}"
 }
 
+# Terraform 1.15.9 (list resources, `terraform query`, resource identity,
+# actions) for the tests of those features and the Terraform legs of the
+# matrix: the build the project's shared folder holds (its README says how it
+# was made), checked against its SHA256SUMS and unpacked once.
+TERRAFORM_115_BIN="$CACHE_DIR/terraform-1.15.9"
+ensure_terraform_115() {
+  local src
+  src="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/../shared/peers/terraform"
+  if [[ ! -x "$TERRAFORM_115_BIN" ]]; then
+    [[ -f "$src/terraform-1.15.9.xz" ]] || { log "no $src/terraform-1.15.9.xz"; return 1; }
+    xz -dc "$src/terraform-1.15.9.xz" >"$TERRAFORM_115_BIN.tmp"
+    local want got
+    want=$(awk '{print $1; exit}' "$src/SHA256SUMS")
+    got=$(sha256sum "$TERRAFORM_115_BIN.tmp" | awk '{print $1}')
+    [[ "$want" == "$got" ]] || { log "terraform 1.15.9: digest $got, want $want"; rm -f "$TERRAFORM_115_BIN.tmp"; return 1; }
+    chmod +x "$TERRAFORM_115_BIN.tmp" && mv -f "$TERRAFORM_115_BIN.tmp" "$TERRAFORM_115_BIN"
+  fi
+  log "$("$TERRAFORM_115_BIN" version | head -1)"
+}
+
 write_env() {
   mkdir -p "$MIRROR_DIR"
   # Acceptance tests run the provider in-process (reattach); the mirror serves
@@ -319,6 +339,7 @@ EOF
 # Written by scripts/testenv.sh on $(date -u +%FT%TZ). Source it before running tests.
 export TOFU=$TOFU_BIN
 export TFLINT=$TFLINT_BIN
+export TERRAFORM_115=$TERRAFORM_115_BIN
 export TF_ACC_TERRAFORM_PATH=$TOFU_BIN
 export TF_ACC_PROVIDER_NAMESPACE=virtxml
 export TF_ACC_PROVIDER_HOST=registry.opentofu.org
@@ -352,6 +373,7 @@ main() {
   step pool ensure_pool
   step tofu ensure_tofu
   step tflint ensure_tflint
+  step terraform-1.15 ensure_terraform_115
   step env-file write_env
   log "ready in $((SECONDS - t0))s; run: source $ENV_FILE"
 }
