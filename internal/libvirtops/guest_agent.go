@@ -87,7 +87,8 @@ func agentError(err error) error {
 	var le *libvirtconn.Error
 	if errors.As(err, &le) {
 		switch le.Code {
-		case libvirt.ErrAgentUnresponsive, libvirt.ErrAgentCommandTimeout, libvirt.ErrArgumentUnsupported, libvirt.ErrOperationInvalid:
+		case libvirt.ErrAgentUnresponsive, libvirt.ErrAgentCommandTimeout, libvirt.ErrArgumentUnsupported, libvirt.ErrOperationInvalid,
+			libvirt.ErrNoSupport: // a driver without guest agents (test:///)
 			return fmt.Errorf("%w: %v", ErrAgentUnavailable, err)
 		}
 	}

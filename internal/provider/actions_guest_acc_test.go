@@ -28,11 +28,15 @@ const (
 	actName = "tfact-guest"
 	// actBaseMiB is the root overlay's first capacity: the guest image's size.
 	actBaseMiB = 2048
-	// actGrowMiB is what the root volume grows by before fs_grow.
+	// actGrowMiB is what the root and data volumes grow by before fs_grow.
 	actGrowMiB = 512
+	// actDataMiB is the data volume's first capacity.
+	actDataMiB = 512
 )
 
-var actVolumes = []string{actName + "-base.qcow2", actName + "-root.qcow2"}
+// actVolumes in the order they are removed after an interrupted run
+// (the base last: the root overlay's backing file).
+var actVolumes = []string{actName + "-base.qcow2", actName + "-root.qcow2", actName + "-data.qcow2"}
 
 // actConfig is the guest (no network, no seed: the agent is all the test
 // talks to) and one action block of each kind.
@@ -53,6 +57,14 @@ resource "libvirt_volume" "root" {
   backing_store = { path = libvirt_volume.base.path, format = { type = "qcow2" } }
 }
 
+resource "libvirt_volume" "data" {
+  name          = {{q .Data}}
+  pool          = {{q .Pool}}
+  capacity      = {{.DataMiB}}
+  capacity_unit = "MiB"
+  target        = { format = { type = "qcow2" } }
+}
+
 resource "libvirt_domain" "guest" {
   name             = {{q .Name}}
   type             = {{q .Type}}
@@ -71,11 +83,18 @@ resource "libvirt_domain" "guest" {
   }
 
   devices = {
-    disks = [{
-      source = { volume = { pool = libvirt_volume.root.pool, volume = libvirt_volume.root.name } }
-      target = { dev = "vda", bus = "virtio" }
-      driver = { name = "qemu", type = "qcow2" }
-    }]
+    disks = [
+      {
+        source = { volume = { pool = libvirt_volume.root.pool, volume = libvirt_volume.root.name } }
+        target = { dev = "vda", bus = "virtio" }
+        driver = { name = "qemu", type = "qcow2" }
+      },
+      {
+        source = { volume = { pool = libvirt_volume.data.pool, volume = libvirt_volume.data.name } }
+        target = { dev = "vdb", bus = "virtio" }
+        driver = { name = "qemu", type = "qcow2" }
+      },
+    ]
     serials  = [{ source = { file = { path = {{q .Console}} } }, target = { port = 0 } }]
     consoles = [{ target = { type = "serial", port = 0 } }]
     channels = [{
@@ -109,6 +128,13 @@ action "libvirt_domain_fs_grow" "root" {
   config {
     domain = libvirt_domain.guest.id
     path   = "/"
+  }
+}
+
+action "libvirt_domain_fs_grow" "data" {
+  config {
+    domain = libvirt_domain.guest.id
+    path   = "/mnt/data"
   }
 }
 
@@ -150,7 +176,9 @@ func (c actCLI) mustRun(args ...string) string {
 func (c actCLI) invoke(action string) (string, error) {
 	c.t.Helper()
 	before := fileSum(c.t, filepath.Join(c.root, "terraform.tfstate"))
+	start := time.Now()
 	out, err := c.run("apply", "-auto-approve", "-no-color", "-refresh=false", "-invoke=action."+action)
+	c.t.Logf("terraform apply -invoke=action.%s (%v):\n%s", action, time.Since(start).Round(time.Second), out)
 	if after := fileSum(c.t, filepath.Join(c.root, "terraform.tfstate")); after != before {
 		c.t.Errorf("invoking %s changed the state file", action)
 	}
@@ -218,12 +246,12 @@ func TestAccActions_guest(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(work) })
 	consoleLog := filepath.Join(work, "console.log")
-	write := func(capacityMiB int) {
+	write := func(capacityMiB, dataMiB int) {
 		mustWrite(t, filepath.Join(cli.root, "versions.tf"), "terraform {\n  required_providers {\n    libvirt = { source = \"virtxml/libvirt\" }\n  }\n}\n")
 		mustWrite(t, filepath.Join(cli.root, "main.tf"), testConfig(actConfig, map[string]any{
 			"Name": actName, "Base": actVolumes[0], "Root": actVolumes[1], "Pool": testAccPool(), "Type": testAccDomainType(),
 			"Image": guestDir + "/root.qcow2", "Kernel": guestDir + "/vmlinuz", "Initrd": guestDir + "/initrd.img",
-			"Console": consoleLog, "CapacityMiB": capacityMiB,
+			"Console": consoleLog, "CapacityMiB": capacityMiB, "Data": actVolumes[2], "DataMiB": dataMiB,
 		}))
 	}
 	t.Cleanup(func() {
@@ -238,7 +266,7 @@ func TestAccActions_guest(t *testing.T) {
 		}
 	})
 
-	write(actBaseMiB)
+	write(actBaseMiB, actDataMiB)
 	start := time.Now()
 	cli.mustRun("apply", "-auto-approve", "-no-color")
 	c, err := libvirtconn.New(testAccURI())
@@ -258,6 +286,24 @@ func TestAccActions_guest(t *testing.T) {
 	boot1 := actWaitBootID(t, agent, "", 8*time.Minute)
 	t.Logf("guest up after %v, boot id %s", time.Since(start).Round(time.Second), boot1)
 
+	// The test guest has no D-Bus, hence no systemd-logind: it ignores the
+	// ACPI power button, and the guest agent's `shutdown -r +0` (a
+	// scheduled shutdown, which needs logind) fails. A shim in its place
+	// (on this test's overlay, not in the shared image) runs systemctl,
+	// which talks to PID 1 directly, as a guest with logind would.
+	actGuestRun(t, agent, "/bin/sh", "-c", `set -e
+mv /usr/sbin/shutdown /usr/sbin/shutdown.systemd
+printf '#!/bin/sh\ncase " $* " in *" -r "*) exec systemctl reboot ;; *) exec systemctl poweroff ;; esac\n' >/usr/sbin/shutdown
+chmod 755 /usr/sbin/shutdown
+sync`)
+	// A partitioned disk for fs_grow: vdb with one GPT partition filling
+	// it, ext4, mounted on /mnt/data (not in fstab: the reboot below
+	// unmounts it, and it is mounted again after)
+	actGuestRun(t, agent, "/bin/sh", "-c", `set -e
+printf 'label: gpt\n,,L\n' | sfdisk --quiet /dev/vdb
+udevadm settle
+mkfs.ext4 -q /dev/vdb1`)
+
 	// reboot: the guest comes back with another boot id
 	start = time.Now()
 	out, err := cli.invoke("libvirt_domain_reboot.reboot")
@@ -269,6 +315,7 @@ func TestAccActions_guest(t *testing.T) {
 	}
 	boot2 := actWaitBootID(t, agent, boot1, 8*time.Minute)
 	t.Logf("rebooted in %v, boot id %s", time.Since(start).Round(time.Second), boot2)
+	actGuestRun(t, agent, "/bin/sh", "-c", "mkdir -p /mnt/data && mount /dev/vdb1 /mnt/data")
 
 	// snapshot revert: an internal snapshot, a file written after it, the
 	// revert; the file is gone
@@ -326,8 +373,8 @@ func TestAccActions_guest(t *testing.T) {
 
 	// fs_grow: the root volume grows live (an apply of a larger capacity),
 	// then the action grows the whole-disk ext4 in the guest
-	sizeBefore := actDfBytes(t, agent)
-	write(actBaseMiB + actGrowMiB)
+	sizeBefore, dataBefore := actDfBytes(t, agent, "/"), actDfBytes(t, agent, "/mnt/data")
+	write(actBaseMiB+actGrowMiB, actDataMiB+actGrowMiB)
 	cli.mustRun("apply", "-auto-approve", "-no-color")
 	out, err = cli.invoke("libvirt_domain_fs_grow.root")
 	if err != nil {
@@ -336,12 +383,19 @@ func TestAccActions_guest(t *testing.T) {
 	if !strings.Contains(out, "/dev/vda is a whole disk") {
 		t.Errorf("fs_grow did not report the whole-disk case:\n%s", out)
 	}
-	sizeAfter := actDfBytes(t, agent)
-	grown := int64(sizeAfter) - int64(sizeBefore)
-	t.Logf("df: %d -> %d bytes (+%d MiB)", sizeBefore, sizeAfter, grown>>20)
-	if grown < (actGrowMiB-32)<<20 || grown > (actGrowMiB+32)<<20 {
-		t.Errorf("the filesystem grew by %d MiB, want about %d MiB", grown>>20, actGrowMiB)
+	actCheckGrown(t, "/", sizeBefore, actDfBytes(t, agent, "/"))
+
+	// the partitioned disk: no growpart in the guest, so sfdisk and partx
+	out, err = cli.invoke("libvirt_domain_fs_grow.data")
+	if err != nil {
+		t.Fatalf("fs_grow /mnt/data: %v\n%s", err, out)
 	}
+	for _, want := range []string{"growing partition 1 of /dev/vdb", "growpart is not installed in the guest: growing the partition with sfdisk and partx"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("fs_grow /mnt/data did not report %q:\n%s", want, out)
+		}
+	}
+	actCheckGrown(t, "/mnt/data", dataBefore, actDfBytes(t, agent, "/mnt/data"))
 
 	// shutdown: graceful within the timeout; the domain is shut off
 	out, err = cli.invoke("libvirt_domain_shutdown.off")
@@ -411,10 +465,21 @@ func actGuestRun(t *testing.T, agent libvirtops.GuestAgent, path string, args ..
 	return res.Stdout
 }
 
-// actDfBytes is the size of the guest's root filesystem as df reports it.
-func actDfBytes(t *testing.T, agent libvirtops.GuestAgent) uint64 {
+// actCheckGrown checks that a filesystem grew by about actGrowMiB (less
+// the new block groups' metadata).
+func actCheckGrown(t *testing.T, mountpoint string, before, after uint64) {
 	t.Helper()
-	out := actGuestRun(t, agent, "/bin/df", "--block-size=1", "--output=size", "/")
+	grown := int64(after) - int64(before)
+	t.Logf("df %s: %d -> %d bytes (+%d MiB)", mountpoint, before, after, grown>>20)
+	if grown < (actGrowMiB-40)<<20 || grown > actGrowMiB<<20 {
+		t.Errorf("the filesystem on %s grew by %d MiB, want about %d MiB", mountpoint, grown>>20, actGrowMiB)
+	}
+}
+
+// actDfBytes is the size of a filesystem in the guest as df reports it.
+func actDfBytes(t *testing.T, agent libvirtops.GuestAgent, mountpoint string) uint64 {
+	t.Helper()
+	out := actGuestRun(t, agent, "/bin/df", "--block-size=1", "--output=size", mountpoint)
 	f := strings.Fields(out)
 	if len(f) != 2 {
 		t.Fatalf("df printed %q", out)
@@ -471,7 +536,7 @@ func actRemoveLeftovers(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for i := len(actVolumes) - 1; i >= 0; i-- {
+		for i := len(actVolumes) - 1; i >= 0; i-- { // the base last
 			if vol, err := l.StorageVolLookupByName(pool, actVolumes[i]); err == nil {
 				t.Logf("removing volume %s left behind", actVolumes[i])
 				var le libvirt.Error

@@ -7,8 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/digitalocean/go-libvirt"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 )
 
 var actionNames = []string{"libvirt_domain_fs_grow", "libvirt_domain_reboot", "libvirt_domain_reset", "libvirt_domain_shutdown", "libvirt_domain_snapshot_revert"}
@@ -134,15 +137,45 @@ func invoke(t *testing.T, s tfprotov6.ProviderServerWithActions, action string, 
 }
 
 // TestActionsReachTheirHost configures the provider with the test driver
-// as its uri and the system daemon as host "sys": an action on the test
-// driver's built-in domain "test" finds it without host, not with host =
-// "sys", and an unknown host is an error on the host attribute.
+// as its uri and the system daemon as host "sys": an action on a domain of
+// the test driver finds it without host, not with host = "sys", and an
+// unknown host is an error on the host attribute. On the way, each action's
+// outcome on the test driver's domain: done and reported, or refused with
+// the reason.
 func TestActionsReachTheirHost(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("needs libvirtd: set TF_ACC=1")
 	}
 	s := actionServer(t)
 	ctx := context.Background()
+	// A domain of its own on the test driver (whose state all connections
+	// to it share while one is open): the built-in "test" is other tests'.
+	c, err := libvirtconn.New("test:///default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const name = "tfact-test"
+	err = c.Do(ctx, func(l *libvirt.Libvirt) error {
+		dom, err := l.DomainDefineXML("<domain type='test'><name>" + name + "</name><memory>65536</memory><os><type>hvm</type></os></domain>")
+		if err != nil {
+			return err
+		}
+		return l.DomainCreate(dom)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = c.Do(ctx, func(l *libvirt.Libvirt) error {
+			dom, err := l.DomainLookupByName(name)
+			if err != nil {
+				return err
+			}
+			_ = l.DomainDestroy(dom)
+			return l.DomainUndefine(dom)
+		})
+	}()
 	schemas, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -166,20 +199,43 @@ func TestActionsReachTheirHost(t *testing.T) {
 		t.Fatalf("configure: %v %v", err, resp.Diagnostics)
 	}
 
-	progress, diags := invoke(t, s, "libvirt_domain_reset", map[string]string{"domain": "test"})
+	progress, diags := invoke(t, s, "libvirt_domain_reset", map[string]string{"domain": name})
 	if len(diags) > 0 {
 		t.Fatalf("reset on the provider's uri: %v", diagSummaries(diags))
 	}
-	if strings.Join(progress, "|") != "test: reset" {
+	if strings.Join(progress, "|") != name+": reset" {
 		t.Errorf("progress %q, want the reset reported", progress)
 	}
 
-	_, diags = invoke(t, s, "libvirt_domain_reset", map[string]string{"domain": "test", "host": "sys"})
-	if !hasDiag(diags, "domain", `no domain with UUID or name "test" on host "sys"`) {
+	// each action's outcome on the test driver's domain, reported or refused clearly
+	progress, diags = invoke(t, s, "libvirt_domain_snapshot_revert", map[string]string{"domain": name, "snapshot": "missing"})
+	if !hasDiag(diags, "snapshot", `domain tfact-test has no snapshot called "missing"`) {
+		t.Errorf("revert to a missing snapshot: %v %q", diagSummaries(diags), progress)
+	}
+	_, diags = invoke(t, s, "libvirt_domain_fs_grow", map[string]string{"domain": name})
+	if len(diags) != 1 || diags[0].Summary != "The guest agent of domain tfact-test does not answer" ||
+		!strings.Contains(diags[0].Detail, "needs qemu-guest-agent running there and a virtio channel org.qemu.guest_agent.0") {
+		t.Errorf("fs_grow without a guest agent: %v", diagSummaries(diags))
+	}
+	progress, diags = invoke(t, s, "libvirt_domain_shutdown", map[string]string{"domain": name, "timeout": "0s"})
+	if len(diags) > 0 || strings.Join(progress, "|") != name+": no shutdown timeout: forcing the domain off|"+name+": forced off" {
+		t.Errorf("shutdown with timeout 0s: %v %q", diagSummaries(diags), progress)
+	}
+	progress, diags = invoke(t, s, "libvirt_domain_shutdown", map[string]string{"domain": name})
+	if len(diags) > 0 || strings.Join(progress, "|") != name+": already shut off" {
+		t.Errorf("shutdown of a shut-off domain: %v %q", diagSummaries(diags), progress)
+	}
+	_, diags = invoke(t, s, "libvirt_domain_reboot", map[string]string{"domain": name})
+	if len(diags) != 1 || !strings.Contains(diags[0].Detail, "cannot reboot the domain: it is shut off, not running") {
+		t.Errorf("reboot of a shut-off domain: %v", diagSummaries(diags))
+	}
+
+	_, diags = invoke(t, s, "libvirt_domain_reset", map[string]string{"domain": name, "host": "sys"})
+	if !hasDiag(diags, "domain", `no domain with UUID or name "tfact-test" on host "sys"`) {
 		t.Errorf("reset with host = sys reached another host: %v", diagSummaries(diags))
 	}
 
-	_, diags = invoke(t, s, "libvirt_domain_reset", map[string]string{"domain": "test", "host": "nope"})
+	_, diags = invoke(t, s, "libvirt_domain_reset", map[string]string{"domain": name, "host": "nope"})
 	if !hasDiag(diags, "host", `host "nope" is not one of the provider's hosts (sys)`) {
 		t.Errorf("unknown host: %v", diagSummaries(diags))
 	}
