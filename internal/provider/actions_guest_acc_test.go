@@ -365,7 +365,7 @@ mkfs.ext4 -q /dev/vdb1`)
 		t.Errorf("the revert to an external snapshot succeeded:\n%s", out)
 	}
 	flat := strings.Join(strings.Fields(out), " ")
-	for _, want := range []string{"Cannot revert to an external snapshot", `snapshot "external" keeps its disk vda in separate files`, "libvirt 9.9 or later"} {
+	for _, want := range []string{"Cannot revert to an external snapshot", `snapshot "external" keeps its disk vda, disk vdb in separate files`, "libvirt 9.9 or later"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("the external-snapshot error lacks %q:\n%s", want, out)
 		}
@@ -496,22 +496,31 @@ func actDfBytes(t *testing.T, agent libvirtops.GuestAgent, mountpoint string) ui
 // revert must refuse it from its description alone.
 func actRedefineExternalSnapshot(t *testing.T, c *libvirtconn.Client) {
 	t.Helper()
-	xml := fmt.Sprintf(`<domainsnapshot>
+	err := c.Do(context.Background(), func(l *libvirt.Libvirt) error {
+		dom, err := l.DomainLookupByName(actName)
+		if err != nil {
+			return err
+		}
+		// a redefined snapshot carries the domain's definition
+		domXML, err := l.DomainGetXMLDesc(dom, libvirt.DomainXMLInactive)
+		if err != nil {
+			return err
+		}
+		xml := fmt.Sprintf(`<domainsnapshot>
   <name>external</name>
   <state>disk-snapshot</state>
   <creationTime>%d</creationTime>
   <memory snapshot='no'/>
   <disks>
     <disk name='vda' snapshot='external' type='file'>
-      <source file='/nonexistent/%s-external.qcow2'/>
+      <source file='/nonexistent/%s-external-vda.qcow2'/>
+    </disk>
+    <disk name='vdb' snapshot='external' type='file'>
+      <source file='/nonexistent/%s-external-vdb.qcow2'/>
     </disk>
   </disks>
-</domainsnapshot>`, time.Now().Unix(), actName)
-	err := c.Do(context.Background(), func(l *libvirt.Libvirt) error {
-		dom, err := l.DomainLookupByName(actName)
-		if err != nil {
-			return err
-		}
+  %s
+</domainsnapshot>`, time.Now().Unix(), actName, actName, domXML)
 		_, err = l.DomainSnapshotCreateXML(dom, xml, uint32(libvirt.DomainSnapshotCreateRedefine))
 		return err
 	})
