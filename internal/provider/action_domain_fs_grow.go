@@ -85,13 +85,13 @@ func (a *domainFsGrowAction) Invoke(ctx context.Context, req action.InvokeReques
 	}
 	got, err := libvirtops.Domains(a.client).GrowFilesystem(ctx, t.uuid, fsPath, t.progress)
 	switch {
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		resp.Diagnostics.AddError("Growing the filesystem of domain "+t.name+" took too long",
+			fmt.Sprintf("not done within timeout %v: %v", timeout, err))
 	case errors.Is(err, libvirtops.ErrAgentUnavailable):
 		resp.Diagnostics.AddError("The guest agent of domain "+t.name+" does not answer", err.Error())
 	case errors.Is(err, libvirtops.ErrCommandMissing):
 		resp.Diagnostics.AddError("A tool is missing in the guest of domain "+t.name, err.Error())
-	case errors.Is(err, context.DeadlineExceeded):
-		resp.Diagnostics.AddError("Growing the filesystem of domain "+t.name+" took too long",
-			fmt.Sprintf("not done within timeout %v: %v", timeout, err))
 	case err != nil:
 		resp.Diagnostics.AddError("Cannot grow the filesystem holding "+fsPath+" in domain "+t.name, err.Error())
 	case got.SizeAfter <= got.SizeBefore:

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,7 +55,8 @@ resource "libvirt_volume" "root" {
   pool          = {{q .Pool}}
   capacity      = {{.CapacityMiB}}
   capacity_unit = "MiB"
-  target        = { format = { type = "qcow2" } }
+  # qcow2 v3: QEMU resizes no v2 image with internal snapshots
+  target = { format = { type = "qcow2" }, compat = "1.1" }
   backing_store = { path = libvirt_volume.base.path, format = { type = "qcow2" } }
 }
 
@@ -62,7 +65,7 @@ resource "libvirt_volume" "data" {
   pool          = {{q .Pool}}
   capacity      = {{.DataMiB}}
   capacity_unit = "MiB"
-  target        = { format = { type = "qcow2" } }
+  target        = { format = { type = "qcow2" }, compat = "1.1" }
 }
 
 resource "libvirt_domain" "guest" {
@@ -135,6 +138,13 @@ action "libvirt_domain_fs_grow" "data" {
   config {
     domain = libvirt_domain.guest.id
     path   = "/mnt/data"
+  }
+}
+
+action "libvirt_domain_shutdown" "slow" {
+  config {
+    domain  = libvirt_domain.guest.id
+    timeout = "10m"
   }
 }
 
@@ -286,6 +296,12 @@ func TestAccActions_guest(t *testing.T) {
 	boot1 := actWaitBootID(t, agent, "", 8*time.Minute)
 	t.Logf("guest up after %v, boot id %s", time.Since(start).Round(time.Second), boot1)
 
+	// Cancellation: this guest ignores shutdown requests until the shim
+	// below is in place, so the shutdown waits for its 10m timeout; an
+	// interrupt (Terraform stops the provider) ends it at once and leaves
+	// the domain running.
+	actInterruptedShutdown(t, cli, c, uuid)
+
 	// The test guest has no D-Bus, hence no systemd-logind: it ignores the
 	// ACPI power button, and the guest agent's `shutdown -r +0` (a
 	// scheduled shutdown, which needs logind) fails. A shim in its place
@@ -413,6 +429,70 @@ mkfs.ext4 -q /dev/vdb1`)
 	if err != nil || !strings.Contains(out, actName+": already shut off") {
 		t.Errorf("shutdown of a stopped domain: %v\n%s", err, out)
 	}
+}
+
+// actInterruptedShutdown starts the slow shutdown, interrupts Terraform
+// (SIGINT, as Ctrl-C) once the action reported that it waits, and checks
+// that Terraform ended soon after with the action cancelled and the domain
+// still running.
+func actInterruptedShutdown(t *testing.T, cli actCLI, c *libvirtconn.Client, uuid string) {
+	t.Helper()
+	cmd := exec.Command(cli.bin, "apply", "-auto-approve", "-no-color", "-refresh=false", "-invoke=action.libvirt_domain_shutdown.slow")
+	cmd.Dir = cli.root
+	cmd.Env = append(os.Environ(), cli.env...)
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	waiting := "waiting up to 10m0s for the guest to stop"
+	for deadline := time.Now().Add(3 * time.Minute); !strings.Contains(out.String(), waiting); time.Sleep(time.Second) {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("the shutdown never reported %q:\n%s", waiting, out.String())
+		}
+	}
+	interrupted := time.Now()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		took := time.Since(interrupted)
+		t.Logf("interrupted shutdown: Terraform ended %v after SIGINT (%v):\n%s", took.Round(100*time.Millisecond), err, out.String())
+		if err == nil {
+			t.Errorf("the interrupted shutdown succeeded")
+		}
+		if !strings.Contains(out.String(), "context canceled") {
+			t.Errorf("the interrupted shutdown did not report the cancellation:\n%s", out.String())
+		}
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("Terraform still ran a minute after SIGINT:\n%s", out.String())
+	}
+	if state, err := libvirtops.Domains(c).State(context.Background(), uuid); err != nil || state != "running" {
+		t.Errorf("after the interrupted shutdown the domain is %q (%v), want running", state, err)
+	}
+}
+
+// lockedBuffer collects a process's output while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // actWaitBootID waits until the guest agent answers with a boot id other
