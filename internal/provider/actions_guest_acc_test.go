@@ -433,13 +433,15 @@ mkfs.ext4 -q /dev/vdb1`)
 
 // actInterruptedShutdown starts the slow shutdown, interrupts Terraform
 // (SIGINT, as Ctrl-C) once the action reported that it waits, and checks
-// that Terraform ended soon after with the action cancelled and the domain
-// still running.
+// that Terraform and the provider ended soon after and that the domain was
+// not forced off: the wait was abandoned, not finished. (Terraform 1.15
+// reports the interrupted invocation as "Apply complete!" with exit code 0.)
 func actInterruptedShutdown(t *testing.T, cli actCLI, c *libvirtconn.Client, uuid string) {
 	t.Helper()
+	providerLog := filepath.Join(t.TempDir(), "provider.log")
 	cmd := exec.Command(cli.bin, "apply", "-auto-approve", "-no-color", "-refresh=false", "-invoke=action.libvirt_domain_shutdown.slow")
 	cmd.Dir = cli.root
-	cmd.Env = append(os.Environ(), cli.env...)
+	cmd.Env = append(os.Environ(), append(cli.env, "TF_LOG_PROVIDER=TRACE", "TF_LOG_PATH="+providerLog)...)
 	var out lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -460,21 +462,50 @@ func actInterruptedShutdown(t *testing.T, cli actCLI, c *libvirtconn.Client, uui
 	}
 	select {
 	case err := <-done:
-		took := time.Since(interrupted)
-		t.Logf("interrupted shutdown: Terraform ended %v after SIGINT (%v):\n%s", took.Round(100*time.Millisecond), err, out.String())
-		if err == nil {
-			t.Errorf("the interrupted shutdown succeeded")
-		}
-		if !strings.Contains(out.String(), "context canceled") {
-			t.Errorf("the interrupted shutdown did not report the cancellation:\n%s", out.String())
-		}
+		t.Logf("interrupted shutdown: Terraform ended %v after SIGINT (exit: %v):\n%s", time.Since(interrupted).Round(100*time.Millisecond), err, out.String())
 	case <-time.After(time.Minute):
 		_ = cmd.Process.Kill()
 		t.Fatalf("Terraform still ran a minute after SIGINT:\n%s", out.String())
 	}
+	if !strings.Contains(out.String(), "Stopping operation...") {
+		t.Errorf("Terraform did not stop the operation:\n%s", out.String())
+	}
+	// the provider process is gone with Terraform: nothing is left to force
+	// the domain off when the 10 minutes are over
+	provider := filepath.Join(filepath.Dir(cli.envValue("TF_CLI_CONFIG_FILE")), "bin", "terraform-provider-libvirt")
+	time.Sleep(2 * time.Second)
+	if pids := processesOf(provider); len(pids) > 0 {
+		t.Errorf("provider processes %v still run after the interrupted invocation", pids)
+	}
+	if b, err := os.ReadFile(providerLog); err == nil {
+		t.Logf("the provider received StopProvider (cancels the action's context): %v", strings.Contains(string(b), "tf_rpc=StopProvider"))
+	}
+	time.Sleep(5 * time.Second)
 	if state, err := libvirtops.Domains(c).State(context.Background(), uuid); err != nil || state != "running" {
 		t.Errorf("after the interrupted shutdown the domain is %q (%v), want running", state, err)
 	}
+}
+
+// envValue returns the value of NAME in the CLI's environment.
+func (c actCLI) envValue(name string) string {
+	for _, kv := range c.env {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// processesOf lists the processes running the program at path.
+func processesOf(path string) []string {
+	var pids []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); err == nil && exe == path {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
 }
 
 // lockedBuffer collects a process's output while the test reads it.
@@ -551,7 +582,7 @@ func actCheckGrown(t *testing.T, mountpoint string, before, after uint64) {
 	t.Helper()
 	grown := int64(after) - int64(before)
 	t.Logf("df %s: %d -> %d bytes (+%d MiB)", mountpoint, before, after, grown>>20)
-	if grown < (actGrowMiB-40)<<20 || grown > actGrowMiB<<20 {
+	if grown < (actGrowMiB-64)<<20 || grown > actGrowMiB<<20 {
 		t.Errorf("the filesystem on %s grew by %d MiB, want about %d MiB", mountpoint, grown>>20, actGrowMiB)
 	}
 }
