@@ -434,8 +434,11 @@ mkfs.ext4 -q /dev/vdb1`)
 // actInterruptedShutdown starts the slow shutdown, interrupts Terraform
 // (SIGINT, as Ctrl-C) once the action reported that it waits, and checks
 // that Terraform and the provider ended soon after and that the domain was
-// not forced off: the wait was abandoned, not finished. (Terraform 1.15
-// reports the interrupted invocation as "Apply complete!" with exit code 0.)
+// not forced off: the wait was abandoned, not finished. Terraform sends
+// StopProvider, which cancels the action's context; whether it prints the
+// action's "context canceled" (exit code 1) or exits before that answer
+// arrives ("Apply complete!", exit code 0) is a race in Terraform 1.15, so
+// neither is asserted; the provider log shows the StopProvider.
 func actInterruptedShutdown(t *testing.T, cli actCLI, c *libvirtconn.Client, uuid string) {
 	t.Helper()
 	providerLog := filepath.Join(t.TempDir(), "provider.log")
