@@ -477,7 +477,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	plan := treeresource.ObjectAttrs(req.Plan.Raw)
 	prior := treeresource.ObjectAttrs(req.State.Raw)
 	key, _ := treeresource.String(prior, "id")
-	r.verifyBeforeRecording(ctx, prior, plan, req.Private, &resp.Diagnostics)
+	compared := r.verifyBeforeRecording(ctx, prior, plan, req.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -498,7 +498,14 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 			fmt.Sprintf("capacity %d bytes is smaller than the volume's current %d bytes", want, have))
 		return
 	}
-	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: key, Prior: plan}, &resp.State, &resp.Diagnostics)
+	if !r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: key, Prior: plan}, &resp.State, &resp.Diagnostics) {
+		return
+	}
+	if compared != nil && compared.Digest() != nil {
+		// adopted content with a checksum, compared only now: recorded as at plan
+		resp.State.Raw = withContentDigest(resp.State.Raw, compared.Digest())
+		resp.Diagnostics.Append(recordWritten(ctx, compared.Written(), resp.Private)...)
+	}
 }
 
 func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

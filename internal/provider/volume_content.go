@@ -235,8 +235,10 @@ func verifyContentAttribute() schema.Attribute {
 			"(as many as were written) are read back through libvirt's download stream and hashed (a read of the whole image, " +
 			"off by default). A volume truncated or altered since shows as drift: `content_digest` becomes null, a warning " +
 			"says so and the plan replaces the volume. It needs a volume created by this provider from content with `checksum` " +
-			"or `checksum_url` (imported volumes, and copies sharing a download that convert its format, have no record to compare with; an imported " +
-			"volume is compared with `create.content.url` instead when `create` is added). A guest writing to the volume, " +
+			"or `checksum_url`. An imported volume gets that record when `create.content` with `checksum` or `checksum_url` is " +
+			"added to its configuration: the volume is compared with the content at plan (see `create`), the content's digest " +
+			"checked, and, when both match, the digest recorded in `content_digest`; from then on it is verified like a volume " +
+			"the provider created. Copies sharing a download that convert its format have no record to compare with. A guest writing to the volume, " +
 			"or a qcow2 image grown beyond its virtual size (its header changes), also counts as altered. Changing it " +
 			"replaces nothing.",
 	}
