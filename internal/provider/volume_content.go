@@ -46,7 +46,10 @@ func contentDownloadAttributes() map[string]schema.Attribute {
 				"against the digest), so a second apply, another host or a replaced volume does not download it again; content " +
 				"downloaded is written there once its digest matched (a partial file beside it until then, removed on failure). " +
 				"Nothing is ever evicted: remove files by hand. Errors writing the cache only stop caching. `TF_LOG=INFO` logs " +
-				"the file read. Changing it does not replace the volume.",
+				"the file read. Changing it does not replace the volume. It is named `cache_dir` inside `create.content` (where a " +
+				"`content_cache_dir` would repeat \"content\"), beside the checksum it is keyed by, and set per volume rather than " +
+				"per provider block because a provider block is one host while the cache serves every host: give the volumes of " +
+				"all hosts the same folder (a `local` value) and each image is downloaded once for all of them.",
 		},
 		"track_upstream": schema.BoolAttribute{
 			Optional: true,
