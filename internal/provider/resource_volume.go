@@ -50,7 +50,7 @@ func NewVolumeResource() resource.Resource {
 			"without a restart. Shrinking is refused; any other change replaces the volume. Deleting a volume that other volumes use " +
 			"as backing file fails. " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
-		Own: map[string]schema.Attribute{
+		Own: mergeAttributes(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
 				Description:   "The volume's key (its path for file-based pools).",
@@ -134,7 +134,7 @@ func NewVolumeResource() resource.Resource {
 			"verify_content":   verifyContentAttribute(),
 			"content_upstream": contentUpstreamAttribute(),
 			"timeouts":         timeouts.Attributes(context.Background(), timeouts.Opts{Create: true}),
-		},
+		}, contentSourceAttributes()),
 		// growing applies in place; any other change needs a new volume
 		ReplaceOnChange: []string{treeresource.AllDocument},
 		InPlace:         []string{"capacity", "capacity_unit"},
@@ -258,6 +258,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 				map[string]any{"volume": poolName + "/" + doc.Name, "from": from, "url": redactedURL(url)})
 			defer func() {
 				resp.State.Raw = withUpstream(withContentDigest(resp.State.Raw, digest), plan, share.Fingerprint())
+				resp.State.Raw = withContentSource(resp.State.Raw, contentSourceCopy, 0)
 			}()
 			if doc.Target == nil || doc.Target.Format == nil { // the copy holds the same bytes
 				resp.Diagnostics.Append(recordWritten(ctx, share.Written(), resp.Private)...)
@@ -286,6 +287,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		defer src.Close()
 		defer func() {
 			resp.State.Raw = withUpstream(withContentDigest(resp.State.Raw, src.Digest()), plan, src.Fingerprint)
+			resp.State.Raw = withContentSource(resp.State.Raw, src.Origin(), src.Received())
 		}()
 		// the create and upload run on a connection of their own (Upload)
 		up, err := volumes.OpenUpload(ctx)

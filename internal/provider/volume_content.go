@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	neturl "net/url"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -79,6 +81,48 @@ func contentDigestAttribute() schema.Attribute {
 		Description: "The digest of the content checked when the volume was created (`sha256:<hex>` or `sha512:<hex>`), from " +
 			"`create.content.checksum` or `create.content.checksum_url`; null when none was given.",
 	}
+}
+
+// contentSourceCopy is content_source for a volume copied on the host from
+// one that downloaded the same content in the same apply; the other values
+// are storage.Source's Origin.
+const contentSourceCopy = "copy"
+
+// contentSourceAttributes record, per volume, what its create transferred:
+// the provider cannot print a summary at the end of an apply, but these are
+// in the state, in `tofu show` and in outputs.
+func contentSourceAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"content_source": schema.StringAttribute{
+			Computed:      true,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			Description: "Where the content of `create.content` came from when the volume was created: `download` (from an " +
+				"`http(s)://` server), `file` (a file on the machine running OpenTofu), `cache` (a file of " +
+				"`create.content.cache_dir`, nothing downloaded) or `copy` (copied by libvirt on the host from a volume of the same " +
+				"apply that received the same content: nothing transferred). Null for volumes without content and for imported " +
+				"ones. An output over the volumes prints, at the end of an apply, what it transferred and what it copied (see the " +
+				"example).",
+		},
+		"content_bytes": schema.Int64Attribute{
+			Computed:      true,
+			PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			Description: "The bytes the provider read for the content when the volume was created: received from the server " +
+				"(`download`; the compressed bytes for compressed content), or read from the file (`file`, `cache`); 0 for a " +
+				"`copy`. Null like `content_source`.",
+		},
+	}
+}
+
+// withContentSource records in the state where the content came from and
+// how many bytes were read for it.
+func withContentSource(state tftypes.Value, source string, bytes int64) tftypes.Value {
+	attrs := treeresource.ObjectAttrs(state)
+	if attrs == nil || !state.IsKnown() {
+		return state
+	}
+	attrs["content_source"] = treeresource.StringValue(source)
+	attrs["content_bytes"] = tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(bytes))
+	return tftypes.NewValue(state.Type(), attrs)
 }
 
 // contentTransportOnly are the create.content attributes that change how

@@ -259,6 +259,34 @@ func (s *Source) Reader() io.Reader { return s.reader }
 // Transferred is the number of content bytes read so far.
 func (s *Source) Transferred() int64 { return s.reader.n.Load() }
 
+// Received is the number of bytes read from where the content comes from:
+// the compressed bytes for compressed content, else Transferred.
+func (s *Source) Received() int64 {
+	if s.wire != nil {
+		return s.wire.n.Load()
+	}
+	return s.Transferred()
+}
+
+// Where the content of a Source was read from (Origin).
+const (
+	OriginDownload = "download" // an http(s) server
+	OriginFile     = "file"     // a local file
+	OriginCache    = "cache"    // the content cache (FetchOptions.CacheDir)
+)
+
+// Origin says where the content was read from: OriginDownload,
+// OriginFile or OriginCache.
+func (s *Source) Origin() string {
+	switch {
+	case s.FromCache != "":
+		return OriginCache
+	case s.HTTPStatus != 0:
+		return OriginDownload
+	}
+	return OriginFile
+}
+
 // commitCache moves verified content into the cache.
 func (s *Source) commitCache() {
 	if s.cache != nil {
