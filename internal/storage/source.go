@@ -99,10 +99,14 @@ func OpenWith(ctx context.Context, raw string, opts FetchOptions) (*Source, erro
 	}
 	if cached {
 		s.URL, s.FromCache = s.URL+" (cached for "+redact(raw)+")", from
+		// used now: the last to be evicted
+		_ = touchCached(from)
+		_ = EvictCache(opts.CacheDir, opts.CacheMaxBytes, from)
 	}
 	if opts.Checksum != nil {
 		if opts.CacheDir != "" && !cached {
 			s.cache = newCacheWriter(opts.CacheDir, *opts.Checksum)
+			s.cache.maxBytes = opts.CacheMaxBytes
 			s.raw = io.TeeReader(s.raw, s.cache)
 		}
 		s.digest = newDigestReader(s.raw, *opts.Checksum, s.Size)
