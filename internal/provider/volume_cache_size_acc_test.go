@@ -32,7 +32,9 @@ resource "libvirt_volume" "{{.}}" {
 {{end}}
 `, map[string]any{"Images": images, "Pool": testAccPool(), "URL": srv.URL, "Max": maxSize, "Dir": dir})
 	}
-	cached := func(data []byte) string { return filepath.Join(cache, strings.Replace(sha256Digest(data), ":", "-", 1)) }
+	cached := func(data []byte) string {
+		return filepath.Join(cache, strings.Replace(sha256Digest(data), ":", "-", 1))
+	}
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
