@@ -70,7 +70,9 @@ func NewVolumeResource() resource.Resource {
 				Optional: true,
 				Description: "Fill the volume when it is created. A change replaces the volume. After an import, adding it records the " +
 					"source in state if the volume holds that content (compared at plan, up to the first differing byte); a volume " +
-					"that does not, such as a half-written upload, is replaced, with a warning naming the byte where it differs.",
+					"that does not, such as a half-written upload, is replaced, with a warning naming the byte where it differs. Content " +
+					"with `checksum` or `checksum_url` is also checked against its digest then, and the digest recorded in " +
+					"`content_digest`, so that `verify_content` covers the adopted volume.",
 				Attributes: map[string]schema.Attribute{
 					"clone": schema.SingleNestedAttribute{
 						Optional: true,
@@ -113,8 +115,9 @@ func NewVolumeResource() resource.Resource {
 									"it masked) and the bytes reached. `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` are honoured. Volumes of " +
 									"one apply with the same `url`, `checksum` and `checksum_url` on the same host share one download: the " +
 									"first downloads it, the others (those created while it downloads) are copies made by libvirt on the " +
-									"host, in any pool but `rbd` ones; each host downloads once. `TF_LOG=INFO` logs \"volume content " +
-									"transferred\" and \"volume content copied\" for each. Into an `rbd` pool (Ceph), whose libvirt driver takes no upload, the content is " +
+									"host, in any pool but `rbd` ones; each host downloads once. `content_source` and `content_bytes` record " +
+									"which volume downloaded and which were copied (and `TF_LOG=INFO` logs \"volume content transferred\" and " +
+									"\"volume content copied\"). Into an `rbd` pool (Ceph), whose libvirt driver takes no upload, the content is " +
 									"uploaded into a staging volume of `staging_pool` first and then copied into the RBD image by QEMU (a block " +
 									"copy in a paused transient domain); the RBD image is raw (a qcow2 image is converted), the staging volume " +
 									"is deleted afterwards, and a failure leaves neither of them nor the domain behind. Both steps log their " +
