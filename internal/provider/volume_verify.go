@@ -40,13 +40,18 @@ func recordsContent(prior, plan map[string]tftypes.Value) bool {
 // verifyAdoptedContent runs at plan: when an adopted volume is given its
 // content, a volume that does not hold that content is planned for
 // replacement, with a warning saying where it differs and how to keep it.
-// A URL not known at plan is compared by Update instead.
+// Content not known at plan is compared by Update instead.
 func (r *volumeResource) verifyAdoptedContent(ctx context.Context, prior, plan map[string]tftypes.Value, private privateSetter, replace *path.Paths, diags *diag.Diagnostics) {
 	if !recordsContent(prior, plan) {
 		return
 	}
+	if mayHaveChecksum(plan) {
+		// the digest is recorded below, or by Update when known only then
+		plan["content_digest"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
+	}
 	url, known := contentURLKnown(plan)
-	if !known || url == "" {
+	// a checksum (or TLS setting) not known yet is compared by Update, with it
+	if !known || url == "" || !treeresource.ObjectAttrs(plan["create"])["content"].IsFullyKnown() {
 		return
 	}
 	key, _ := treeresource.String(prior, "id")
@@ -73,6 +78,28 @@ func (r *volumeResource) verifyAdoptedContent(ctx context.Context, prior, plan m
 		plan["content_digest"] = treeresource.StringValue(d.String())
 		diags.Append(recordWritten(ctx, src.Written(), private)...)
 	}
+}
+
+// mayHaveChecksum reports whether create.content has a checksum or
+// checksum_url, or one not known yet.
+func mayHaveChecksum(attrs map[string]tftypes.Value) bool {
+	create := attrs["create"]
+	if !create.IsKnown() {
+		return true
+	}
+	content := treeresource.ObjectAttrs(create)["content"]
+	if !content.IsKnown() {
+		return true
+	}
+	c := treeresource.ObjectAttrs(content)
+	for _, name := range []string{"checksum", "checksum_url"} {
+		if v := c[name]; !v.IsKnown() {
+			return true
+		} else if s, _ := treeresource.String(c, name); s != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // compareWithContent compares the volume with the plan's create.content,
