@@ -381,10 +381,10 @@ func (r *volumeResource) verifyRecordedContent(ctx context.Context, private priv
 	}
 	what := fmt.Sprintf("its first %d bytes have %s", want.Length, got)
 	if got.Hex == "" {
-		what = fmt.Sprintf("it has fewer than the %d bytes written", want.Length)
+		what = fmt.Sprintf("it has fewer than the %d bytes recorded", want.Length)
 	}
 	resp.Diagnostics.AddAttributeWarning(path.Root("content_digest"), "Volume content changed",
-		fmt.Sprintf("Volume %s no longer holds the content it was created with: %s, %s when written. It was truncated or "+
+		fmt.Sprintf("Volume %s no longer holds the content recorded when it was created or adopted: %s, %s then. It was truncated or "+
 			"written to outside of this configuration; the plan replaces it with its content. To keep it as it is, set "+
 			"verify_content = false.", key, what, want.Digest))
 	attrs["content_digest"] = tftypes.NewValue(tftypes.String, nil)
