@@ -3,10 +3,13 @@ package provider
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Write-only attributes: the secrets of first-boot files and console
@@ -219,6 +222,298 @@ func TestAccWriteOnly_graphicsPasswd(t *testing.T) {
 	r.checkAbsent(first, second)
 	r.run("destroy", "-auto-approve")
 	if err := testCheckNoDomain(name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// woGuestName names the guest, its volumes and its files.
+const woGuestName = woPrefix + "guest"
+
+// woGuestConfig boots the test guest with a cloud-init seed built from
+// user_data_wo, vendor_data_wo and network_config_wo, and writes an
+// Ignition config and a Combustion script from content_wo: every write-only
+// value from an ephemeral variable (a literal would stand in the saved plan's
+// copy of the configuration). version is every _wo_version.
+func woGuestConfig(guestDir, workDir string, version int) string {
+	return woConfig(`
+variable "user_data" {
+  type      = string
+  ephemeral = true
+}
+variable "vendor_data" {
+  type      = string
+  ephemeral = true
+}
+variable "network_config" {
+  type      = string
+  ephemeral = true
+}
+variable "ignition" {
+  type      = string
+  ephemeral = true
+}
+variable "combustion" {
+  type      = string
+  ephemeral = true
+}
+
+resource "libvirt_cloudinit_disk" "seed" {
+  name      = {{q .Name}}
+  directory = {{q .SeedDir}}
+  meta_data = "instance-id: {{.Name}}\nlocal-hostname: {{.Name}}\n"
+
+  user_data_wo              = var.user_data
+  user_data_wo_version      = {{.Version}}
+  vendor_data_wo            = var.vendor_data
+  vendor_data_wo_version    = {{.Version}}
+  network_config_wo         = var.network_config
+  network_config_wo_version = {{.Version}}
+}
+
+resource "libvirt_ignition" "ign" {
+  name               = {{q .Name}}
+  directory          = {{q .FileDir}}
+  content_wo         = var.ignition
+  content_wo_version = {{.Version}}
+}
+
+resource "libvirt_combustion" "script" {
+  name               = {{q .Name}}
+  directory          = {{q .FileDir}}
+  content_wo         = var.combustion
+  content_wo_version = {{.Version}}
+}
+
+resource "libvirt_volume" "base" {
+  name   = "{{.Name}}-base.qcow2"
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.GuestDir}}/root.qcow2" } }
+  target = { format = { type = "qcow2" } }
+}
+
+resource "libvirt_volume" "root" {
+  name          = "{{.Name}}-root.qcow2"
+  pool          = {{q .Pool}}
+  target        = { format = { type = "qcow2" } }
+  backing_store = { path = libvirt_volume.base.path, format = { type = "qcow2" } }
+}
+
+resource "libvirt_volume" "seed" {
+  name   = "{{.Name}}-seed.iso"
+  pool   = {{q .Pool}}
+  create = { content = { url = libvirt_cloudinit_disk.seed.path } }
+}
+
+resource "libvirt_domain" "guest" {
+  name             = {{q .Name}}
+  type             = {{q .Type}}
+  memory           = 512
+  memory_unit      = "MiB"
+  vcpu             = 1
+  running          = true
+  shutdown_timeout = "0s"
+
+  os = {
+    type    = "hvm"
+    kernel  = "{{.GuestDir}}/vmlinuz"
+    initrd  = "{{.GuestDir}}/initrd.img"
+    cmdline = "root=/dev/vda rw console=ttyS0 net.ifnames=0"
+  }
+
+  devices = {
+    disks = [
+      {
+        source = { volume = { pool = libvirt_volume.root.pool, volume = libvirt_volume.root.name } }
+        target = { dev = "vda", bus = "virtio" }
+      },
+      {
+        device    = "cdrom"
+        source    = { volume = { pool = libvirt_volume.seed.pool, volume = libvirt_volume.seed.name } }
+        target    = { dev = "sda", bus = "scsi" }
+        read_only = true
+      },
+    ]
+    controllers = [{ type = "scsi", model = "virtio-scsi" }]
+    serials     = [{ source = { file = { path = {{q .ConsoleLog}} } }, target = { port = 0 } }]
+    consoles    = [{ target = { type = "serial", port = 0 } }]
+    channels = [{
+      source = { unix = {} }
+      target = { virt_io = { name = "org.qemu.guest_agent.0" } }
+    }]
+  }
+}
+
+output "ignition_path" { value = libvirt_ignition.ign.path }
+output "combustion_path" { value = libvirt_combustion.script.path }
+output "seed_path" { value = libvirt_cloudinit_disk.seed.path }
+`, map[string]any{"Name": woGuestName, "Pool": testAccPool(), "Type": testAccDomainType(), "GuestDir": guestDir,
+		"SeedDir": filepath.Join(workDir, "cloudinit"), "FileDir": filepath.Join(workDir, "files"),
+		"ConsoleLog": filepath.Join(workDir, "console.log"), "Version": version})
+}
+
+// woWaitGuestFile reads a file in the guest through the guest agent
+// (guest-exec of cat) until it holds want.
+func woWaitGuestFile(t *testing.T, file, want string, timeout time.Duration) {
+	t.Helper()
+	start := time.Now()
+	last := ""
+	for time.Since(start) < timeout {
+		code, out, err := nwfilterGuestExec(t, woGuestName, "/bin/cat", file)
+		if err == nil && code == 0 && strings.TrimSpace(out) == want {
+			t.Logf("the guest agent reads %s from %s, %v after the apply", want, file, time.Since(start).Round(time.Second))
+			return
+		}
+		last = fmt.Sprintf("exit %d, output %q, error %v", code, out, err)
+		time.Sleep(3 * time.Second)
+	}
+	t.Fatalf("%s in the guest never held %q within %v; last: %s", file, want, timeout, last)
+}
+
+// woPlanAction returns the actions a saved plan's JSON gives a resource.
+func woPlanAction(t *testing.T, planJSON, address string) string {
+	t.Helper()
+	var plan struct {
+		ResourceChanges []struct {
+			Address string `json:"address"`
+			Change  struct {
+				Actions []string `json:"actions"`
+			} `json:"change"`
+		} `json:"resource_changes"`
+	}
+	if err := json.Unmarshal([]byte(planJSON), &plan); err != nil {
+		t.Fatalf("plan JSON: %v", err)
+	}
+	for _, rc := range plan.ResourceChanges {
+		if rc.Address == address {
+			return strings.Join(rc.Change.Actions, ",")
+		}
+	}
+	return "absent"
+}
+
+// TestAccWriteOnly_firstBoot boots the test guest with a cloud-init seed
+// built from write-only user data, vendor data and network config: the guest
+// agent reads the files cloud-init wrote from the user data and the vendor
+// data, while none of the five write-only values (the Ignition and
+// Combustion contents among them) is in the state, a saved plan (tofu show
+// -json) or the TRACE log. A new content_wo_version replaces the Ignition
+// file with the new content; a lost file plans an update that writes it
+// again from the configuration; a new user_data_wo_version replaces the seed
+// and the volume uploaded from it, and leaves the domain as it is.
+func TestAccWriteOnly_firstBoot(t *testing.T) {
+	guestDir := e2eGuestDir(t)
+	testAccPreCheck(t)
+	volumes := []string{woGuestName + "-base.qcow2", woGuestName + "-root.qcow2", woGuestName + "-seed.iso"}
+	removeDomainLeftovers(t, woGuestName)
+	removeStorageLeftovers(t, volumes...)
+	t.Cleanup(func() {
+		removeDomainLeftovers(t, woGuestName)
+		removeStorageLeftovers(t, volumes...)
+	})
+	// qemu runs as another user: the serial log's directory must be traversable
+	work, err := os.MkdirTemp("/var/tmp", woGuestName+".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	if err := os.Chmod(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(filepath.Join(work, "console.log")); err == nil {
+				t.Logf("guest console (last 3000 bytes):\n%s", tail(string(b), 3000))
+			}
+		}
+	})
+
+	userMark, vendorMark, netMark := woMarker(t, "user"), woMarker(t, "vendor"), woMarker(t, "net")
+	ignMark, ignMark2, combMark := woMarker(t, "ign"), woMarker(t, "ign2"), woMarker(t, "comb")
+	ignition := func(m string) string {
+		return `{"ignition":{"version":"3.4.0"},"storage":{"files":[{"path":"/etc/` + m + `"}]}}`
+	}
+	t.Setenv("TF_VAR_user_data", "#cloud-config\nwrite_files:\n  - path: /var/tmp/tfwo-user-data\n    content: \""+userMark+"\\n\"\n")
+	t.Setenv("TF_VAR_vendor_data", "#cloud-config\nbootcmd:\n  - [ sh, -c, \"echo "+vendorMark+" > /var/tmp/tfwo-vendor-data\" ]\n")
+	t.Setenv("TF_VAR_network_config", "version: 2\nethernets: {}\n# "+netMark+"\n")
+	t.Setenv("TF_VAR_ignition", ignition(ignMark))
+	t.Setenv("TF_VAR_combustion", "#!/bin/sh\n# combustion: network\necho "+combMark+"\n")
+
+	r := newWoRun(t, woGuestConfig(guestDir, work, 1))
+	if _, code := r.savedPlanJSON(); code != 2 {
+		t.Fatal("the first plan has no changes")
+	}
+	start := time.Now()
+	r.run("apply", "-auto-approve", "saved.tfplan")
+	t.Logf("apply done in %v", time.Since(start).Round(time.Second))
+	woWaitGuestFile(t, "/var/tmp/tfwo-user-data", userMark, 8*time.Minute) // TCG on a shared host: minutes
+	woWaitGuestFile(t, "/var/tmp/tfwo-vendor-data", vendorMark, time.Minute)
+	if _, code := r.savedPlanJSON(); code != 0 {
+		t.Fatal("the plan after apply is not empty")
+	}
+	ignPath, _ := r.tofu("output", "-raw", "ignition_path")
+	combPath, _ := r.tofu("output", "-raw", "combustion_path")
+	for file, want := range map[string]string{ignPath: ignition(ignMark), combPath: os.Getenv("TF_VAR_combustion")} {
+		if got, err := os.ReadFile(file); err != nil || string(got) != want {
+			t.Fatalf("%s does not hold the write-only content (error %v):\n%s", file, err, got)
+		}
+	}
+
+	// a lost file from write-only content: refresh cannot write it from
+	// state; the plan updates it in place and apply writes it from the configuration
+	if err := os.Remove(combPath); err != nil {
+		t.Fatal(err)
+	}
+	plan, code := r.savedPlanJSON()
+	if code != 2 || woPlanAction(t, plan, "libvirt_combustion.script") != "update" {
+		t.Fatalf("a lost Combustion file should plan an update (exit %d, action %s)", code, woPlanAction(t, plan, "libvirt_combustion.script"))
+	}
+	r.run("apply", "-auto-approve", "saved.tfplan")
+	if got, err := os.ReadFile(combPath); err != nil || string(got) != os.Getenv("TF_VAR_combustion") {
+		t.Fatalf("the lost Combustion file was not written again at %s (error %v)", combPath, err)
+	}
+
+	// new versions: the first-boot files are replaced (new paths, the
+	// seed volume with them); the domain keeps its definition
+	t.Setenv("TF_VAR_ignition", ignition(ignMark2))
+	r.replace("content_wo_version = 1\n}\n\nresource \"libvirt_combustion\"", "content_wo_version = 2\n}\n\nresource \"libvirt_combustion\"")
+	r.replace("user_data_wo_version      = 1", "user_data_wo_version      = 2")
+	plan, code = r.savedPlanJSON()
+	for address, want := range map[string]string{
+		"libvirt_ignition.ign":        "delete,create",
+		"libvirt_cloudinit_disk.seed": "delete,create",
+		"libvirt_volume.seed":         "delete,create",
+		"libvirt_combustion.script":   "absent",
+		"libvirt_domain.guest":        "absent",
+		"libvirt_volume.root":         "absent",
+	} {
+		got := woPlanAction(t, plan, address)
+		if got == "no-op" {
+			got = "absent"
+		}
+		if got != want && !(want == "delete,create" && got == "create,delete") {
+			t.Errorf("after the version changes %s plans %s, want %s", address, got, want)
+		}
+	}
+	if code != 2 || t.Failed() {
+		t.FailNow()
+	}
+	r.run("apply", "-auto-approve", "saved.tfplan")
+	newIgn, _ := r.tofu("output", "-raw", "ignition_path")
+	if newIgn == ignPath {
+		t.Fatalf("the Ignition file kept its path %s across a new content_wo_version", ignPath)
+	}
+	if got, err := os.ReadFile(newIgn); err != nil || string(got) != ignition(ignMark2) {
+		t.Fatalf("%s does not hold the new write-only content (error %v)", newIgn, err)
+	}
+	if _, err := os.Stat(ignPath); !os.IsNotExist(err) {
+		t.Fatalf("the replaced Ignition file %s is still there (%v)", ignPath, err)
+	}
+	if _, code := r.savedPlanJSON(); code != 0 {
+		t.Fatal("the plan after the version changes is not empty")
+	}
+	r.run("destroy", "-auto-approve")
+	r.checkAbsent(userMark, vendorMark, netMark, ignMark, ignMark2, combMark)
+	if err := testCheckNoDomain(woGuestName); err != nil {
 		t.Fatal(err)
 	}
 }
