@@ -2,6 +2,7 @@ package xmlschema
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -118,8 +119,8 @@ func (n *node) nullWriteOnly(v tftypes.Value) (tftypes.Value, bool) {
 			return tftypes.NewValue(n.tfType, out), true
 		}
 	case n.kind == kindList:
-		var elems []tftypes.Value
-		_ = v.As(&elems)
+		// a copy: As may hand out the value's own slice
+		elems := slices.Clone(knownElems(v))
 		changed := false
 		for i, e := range elems {
 			if !e.IsKnown() || e.IsNull() {
