@@ -28,14 +28,37 @@ type woRun struct {
 	tofu    func(args ...string) (string, int)
 	outputs []string
 	trace   string
+	// binary is what the TRACE log's first lines name ("OpenTofu version: ")
+	binary string
 }
 
 func newWoRun(t *testing.T, config string) *woRun {
 	dir := t.TempDir()
-	r := &woRun{t: t, dir: dir, tofu: tofuWorkdir(t, dir, config), trace: filepath.Join(dir, "trace.log")}
+	r := &woRun{t: t, dir: dir, tofu: tofuWorkdir(t, dir, config), trace: filepath.Join(dir, "trace.log"), binary: "OpenTofu version: "}
 	t.Setenv("TF_LOG", "trace")
 	t.Setenv("TF_LOG_PATH", r.trace)
 	return r
+}
+
+// useTerraform115 makes r run Terraform 1.15 ($TERRAFORM_115) instead of
+// OpenTofu, with the same provider build (dev_overrides for Terraform's
+// registry address too).
+func (r *woRun) useTerraform115() {
+	r.t.Helper()
+	tf := os.Getenv("TERRAFORM_115")
+	if tf == "" {
+		r.t.Fatal("TERRAFORM_115 is not set: source /var/cache/tfplv/env.sh (scripts/testenv.sh writes it)")
+	}
+	r.t.Setenv("TF_ACC_TERRAFORM_PATH", tf)
+	r.binary = "Terraform version: 1.15."
+	mustWrite(r.t, filepath.Join(r.dir, "cli.tfrc"), fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    "registry.opentofu.org/virtxml/libvirt"  = %[1]q
+    "registry.terraform.io/virtxml/libvirt" = %[1]q
+  }
+  direct {}
+}
+`, filepath.Join(r.dir, "bin")))
 }
 
 // run runs tofu and fails the test on an error exit (plan's 2 is "changes").
@@ -99,6 +122,9 @@ func (r *woRun) checkAbsent(markers ...string) {
 	trace := string(b)
 	if len(trace) < 10000 || !strings.Contains(trace, "[TRACE]") || !strings.Contains(trace, "ApplyResourceChange") {
 		r.t.Fatalf("the trace log (%d bytes) has no [TRACE] line or no ApplyResourceChange: TF_LOG did not reach tofu", len(trace))
+	}
+	if !strings.Contains(trace, r.binary) {
+		r.t.Fatalf("the trace log does not name %q: another binary ran", r.binary)
 	}
 	files := map[string]string{"state file": r.state(), "TRACE log": trace}
 	if b, err := os.ReadFile(filepath.Join(r.dir, "work", "terraform.tfstate.backup")); err == nil {
@@ -181,8 +207,16 @@ func woDumpPasswd(t *testing.T, name string) string {
 // in the domain's XML and in no state, saved plan or TRACE log; a new value
 // alone plans nothing, a new version writes it in place.
 func TestAccWriteOnly_graphicsPasswd(t *testing.T) {
+	testAccWriteOnlyGraphicsPasswd(t, woPrefix+"gfx", false)
+}
+
+// TestAccWriteOnly_graphicsPasswdTerraform115 is the same with Terraform 1.15.
+func TestAccWriteOnly_graphicsPasswdTerraform115(t *testing.T) {
+	testAccWriteOnlyGraphicsPasswd(t, woPrefix+"gfx-tf", true)
+}
+
+func testAccWriteOnlyGraphicsPasswd(t *testing.T, name string, terraform bool) {
 	testAccPreCheck(t)
-	name := woPrefix + "gfx"
 	removeDomainLeftovers(t, name)
 	t.Cleanup(func() { removeDomainLeftovers(t, name) })
 	// VNC passwords have at most 8 characters
@@ -190,6 +224,9 @@ func TestAccWriteOnly_graphicsPasswd(t *testing.T) {
 
 	t.Setenv("TF_VAR_vnc_passwd", first)
 	r := newWoRun(t, woDomainConfig(name, 1))
+	if terraform {
+		r.useTerraform115()
+	}
 	if _, code := r.savedPlanJSON(); code != 2 {
 		t.Fatalf("the first plan has no changes (exit %d)", code)
 	}
