@@ -174,6 +174,8 @@ resource "libvirt_domain" "gfx" {
   memory_unit = "MiB"
   vcpu        = 1
   running     = false
+  shutdown_timeout  = "0s"
+  restart_on_change = false
   os          = { type = "hvm" }
   devices = {
     graphics = [{
@@ -192,8 +194,17 @@ resource "libvirt_domain" "gfx" {
 // woDumpPasswd returns the VNC password in the domain's persistent XML,
 // read with the security information (libvirt leaves it out otherwise).
 func woDumpPasswd(t *testing.T, name string) string {
+	return woDumpPasswdOf(t, name, "--inactive")
+}
+
+// woDumpPasswdOf is woDumpPasswd of the live XML ("") or the persistent one ("--inactive").
+func woDumpPasswdOf(t *testing.T, name, which string) string {
 	t.Helper()
-	xml := mustVirsh(t, "dumpxml", "--inactive", "--security-info", name)
+	args := []string{"dumpxml", "--security-info", name}
+	if which != "" {
+		args = append(args, which)
+	}
+	xml := mustVirsh(t, args...)
 	const attr = "passwd='"
 	i := strings.Index(xml, attr)
 	if i < 0 {
@@ -553,4 +564,50 @@ func TestAccWriteOnly_firstBoot(t *testing.T) {
 	if err := testCheckNoDomain(woGuestName); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestAccWriteOnly_graphicsPasswdRunning: on a running domain a new
+// passwd_wo_version is written to the persistent definition and the plan
+// warns that the console takes it at the next boot; with restart_on_change
+// the apply restarts the domain and the running console has it at once.
+func TestAccWriteOnly_graphicsPasswdRunning(t *testing.T) {
+	testAccPreCheck(t)
+	name := woPrefix + "gfx-run"
+	removeDomainLeftovers(t, name)
+	t.Cleanup(func() { removeDomainLeftovers(t, name) })
+	first, second, third := "r1"+secretRandom(t)[:6], "r2"+secretRandom(t)[:6], "r3"+secretRandom(t)[:6]
+	t.Setenv("TF_VAR_vnc_passwd", first)
+	r := newWoRun(t, strings.Replace(woDomainConfig(name, 1), "running     = false", "running     = true", 1))
+	r.run("apply", "-auto-approve")
+	if live := woDumpPasswdOf(t, name, ""); live != first {
+		t.Fatalf("the running console's password is %q, want %q", live, first)
+	}
+
+	t.Setenv("TF_VAR_vnc_passwd", second)
+	r.replace("passwd_wo_version  = 1", "passwd_wo_version  = 2")
+	out, code := r.run("plan", "-detailed-exitcode", "-out=saved.tfplan")
+	if code != 2 || !strings.Contains(strings.Join(strings.Fields(out), " "), "takes effect when it next boots") {
+		t.Fatalf("a new version on a running domain should plan an update and warn about the next boot (exit %d):\n%s", code, out)
+	}
+	r.run("apply", "-auto-approve", "saved.tfplan")
+	if persistent, live := woDumpPasswd(t, name), woDumpPasswdOf(t, name, ""); persistent != second || live != first {
+		t.Fatalf("without a restart: persistent password %q (want %q), running %q (want %q)", persistent, second, live, first)
+	}
+
+	t.Setenv("TF_VAR_vnc_passwd", third)
+	r.replace("passwd_wo_version  = 2", "passwd_wo_version  = 3")
+	r.replace("restart_on_change = false", "restart_on_change = true")
+	out, _ = r.run("plan", "-out=saved.tfplan")
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "will be restarted") {
+		t.Fatalf("with restart_on_change the plan should say the domain restarts:\n%s", out)
+	}
+	r.run("apply", "-auto-approve", "saved.tfplan")
+	if persistent, live := woDumpPasswd(t, name), woDumpPasswdOf(t, name, ""); persistent != third || live != third {
+		t.Fatalf("with restart_on_change: persistent password %q, running %q, want %q for both", persistent, live, third)
+	}
+	if _, code := r.run("plan", "-detailed-exitcode"); code != 0 {
+		t.Fatal("the plan after the restart is not empty")
+	}
+	r.run("destroy", "-auto-approve")
+	r.checkAbsent(first, second, third)
 }
