@@ -77,6 +77,8 @@ func domainOwnSpec() treeresource.Spec[libvirtxml.Domain] {
 			"(addresses and controllers libvirt added, a description set with virsh) is kept, and on an existing domain " +
 			"adopted by import, attributes the configuration leaves out keep their values. " +
 			"A MAC address in the configuration that another domain on the host already uses is warned about at plan. " +
+			"A console password kept out of the state: `devices.graphics[].vnc.passwd_wo` (or `.spice.passwd_wo`, write-only) " +
+			"with `passwd_wo_version`, see the guide \"Secrets that never reach the state\". " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\". " +
 			"Recipes for common tasks (a second NIC, a bridge to the host's br0, macvtap, a virtio-scsi disk with a WWN, " +
 			"UEFI with Secure Boot and a TPM, a host-passthrough CPU, PCI passthrough, virtiofs shared folders): " +
