@@ -1,8 +1,13 @@
 package provider
 
 import (
+	"context"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
 // TestUnitWriteOnly_validation: a plain value beside its write-only twin, a
@@ -51,5 +56,51 @@ func TestUnitWriteOnly_validation(t *testing.T) {
 	for name, tc := range cases {
 		// tofu wraps messages: any space of the pattern matches any white space
 		t.Run(name, func(t *testing.T) { testUnitPlanError(t, tc.config, strings.ReplaceAll(tc.want, " ", `\s+`)) })
+	}
+}
+
+// TestWriteOnlySchema: the schema served marks every write-only attribute so,
+// the domain's nested password twins among them (the framework's own schema
+// cannot: they sit under computed nested attributes), and nothing else; the
+// domain data source, which only reads, has none.
+func TestWriteOnlySchema(t *testing.T) {
+	resp, err := ProtocolServer("wo")().GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string][]string{}
+	var walk func(kind, at string, attrs []*tfprotov6.SchemaAttribute)
+	walk = func(kind, at string, attrs []*tfprotov6.SchemaAttribute) {
+		for _, a := range attrs {
+			p := strings.TrimPrefix(at+"."+a.Name, ".")
+			if a.WriteOnly {
+				found[kind] = append(found[kind], p)
+				if a.Computed || !a.Optional || !a.Sensitive {
+					t.Errorf("%s %s: write-only but computed %v, optional %v, sensitive %v", kind, p, a.Computed, a.Optional, a.Sensitive)
+				}
+			}
+			if a.NestedType != nil {
+				walk(kind, p, a.NestedType.Attributes)
+			}
+		}
+	}
+	for name, s := range resp.ResourceSchemas {
+		walk(name, "", s.Block.Attributes)
+	}
+	for name, s := range resp.DataSourceSchemas {
+		walk("data."+name, "", s.Block.Attributes)
+	}
+	want := map[string][]string{
+		"libvirt_secret":         {"value_wo"},
+		"libvirt_cloudinit_disk": {"network_config_wo", "user_data_wo", "vendor_data_wo"},
+		"libvirt_ignition":       {"content_wo"},
+		"libvirt_combustion":     {"content_wo"},
+		"libvirt_domain":         {"devices.graphics.spice.passwd_wo", "devices.graphics.vnc.passwd_wo"},
+	}
+	for k := range found {
+		sort.Strings(found[k])
+	}
+	if !reflect.DeepEqual(found, want) {
+		t.Errorf("write-only attributes served:\n%v\nwant:\n%v", found, want)
 	}
 }
