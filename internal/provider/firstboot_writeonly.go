@@ -34,7 +34,7 @@ func (w writeOnlyInput) wo() string      { return w.plain + "_wo" }
 func (w writeOnlyInput) version() string { return w.plain + "_wo_version" }
 
 // schema returns the twin and its version attribute; what names the content
-// ("the `user-data` file"), effect says what changing the version does.
+// ("the `user-data` file"), effect points at what changing the version does.
 func (w writeOnlyInput) schema(what, effect string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		w.wo(): schema.StringAttribute{

@@ -112,7 +112,7 @@ func (r *cloudinitDiskResource) Schema(_ context.Context, _ resource.SchemaReque
 			"vendor_data":    "the content of the `vendor-data` file",
 		}
 		for _, w := range cloudinitWriteOnly {
-			for n, a := range w.schema(what[w.plain], cloudinitWriteOnlyEffect) {
+			for n, a := range w.schema(what[w.plain], "What that means for `path`, `checksum` and a domain using the seed: see above.") {
 				resp.Schema.Attributes[n] = a
 			}
 		}

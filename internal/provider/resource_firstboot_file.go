@@ -133,7 +133,8 @@ func (r *firstbootFileResource) Schema(_ context.Context, _ resource.SchemaReque
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	k := r.kind
 	defer func() {
-		for n, a := range firstbootContentWriteOnly.schema(k.label+" content, checked like `content`", firstbootWriteOnlyEffect) {
+		for n, a := range firstbootContentWriteOnly.schema(k.label+" content, checked like `content`",
+			"What that means for `id`, `path`, `size` and what uses the file: see above.") {
 			if s, ok := a.(schema.StringAttribute); ok {
 				s.Validators = []validator.String{firstbootContentValidator{k}}
 				a = s
@@ -146,8 +147,9 @@ func (r *firstbootFileResource) Schema(_ context.Context, _ resource.SchemaReque
 			"the plan or the state: " + firstbootWriteOnlyEffect,
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				Computed:    true,
-				Description: "Resource identifier (checksum of content): the first 16 hex digits of the SHA-256 of `content`, as in dmacvicar/libvirt 0.9.7.",
+				Computed: true,
+				Description: "Resource identifier (checksum of content): the first 16 hex digits of the SHA-256 of `content`, as in dmacvicar/libvirt 0.9.7. " +
+					"With `content_wo`, those of the SHA-256 of `name` and `content_wo_version` (plan never sees the write-only content).",
 			},
 			"name": schema.StringAttribute{
 				Required:      true,

@@ -408,7 +408,7 @@ func woWaitGuestFile(t *testing.T, file, want string, timeout time.Duration) {
 	for time.Since(start) < timeout {
 		code, out, err := nwfilterGuestExec(t, woGuestName, "/bin/cat", file)
 		if err == nil && code == 0 && strings.TrimSpace(out) == want {
-			t.Logf("the guest agent reads %s from %s, %v after the apply", want, file, time.Since(start).Round(time.Second))
+			t.Logf("the guest agent reads %s from %s (waited %v)", want, file, time.Since(start).Round(time.Second))
 			return
 		}
 		last = fmt.Sprintf("exit %d, output %q, error %v", code, out, err)
