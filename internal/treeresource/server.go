@@ -55,6 +55,8 @@ type treeType struct {
 	doc         Document
 	own         []ownAttribute
 	values      valueCache
+	// identity is the type's resource identity (identity.go); nil: none
+	identity *identityDef
 }
 
 // NewServer wraps framework, the framework's server of the same provider.
@@ -90,6 +92,9 @@ func NewServer(ctx context.Context, framework tfprotov6.ProviderServer, provider
 			objType:     sr.Schema.Type().TerraformType(ctx),
 			doc:         doc,
 			own:         own,
+		}
+		if idr, ok := r.(Identified); ok {
+			s.types[md.TypeName].identity = newIdentityDef(idr.IdentitySpec())
 		}
 	}
 	return s, nil
