@@ -179,6 +179,12 @@ func (s *Server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 	if got, ok := hostOf(resp.NewState); ok && got.Null {
 		if st, err := setHost(typ, resp.NewState, h.Name); err == nil {
 			resp.NewState = st
+			// and the identity, made from the state, names the host too
+			if resp.NewIdentity != nil {
+				if resp.NewIdentity, err = s.Server.IdentityData(req.TypeName, st); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	return resp, nil
