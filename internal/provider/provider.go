@@ -27,6 +27,9 @@ type libvirtProvider struct {
 	// hosts are the configured connections (hosts.go), kept for the
 	// protocol server's own planning path (ProtocolServer).
 	hosts *hostroute.Set
+	// tree is the tree resources' protocol layer, which holds their
+	// identities; the list resources ask it (list_resources.go)
+	tree *treeresource.Server
 }
 
 // New returns the provider factory used by main and by acceptance tests.
@@ -88,6 +91,7 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 	p.hosts = hosts
 	resp.ResourceData = hosts
 	resp.DataSourceData = hosts
+	resp.ListResourceData = hosts
 }
 
 // Resources lists every resource the provider serves.

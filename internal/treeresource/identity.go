@@ -92,7 +92,11 @@ func newIdentityDef(spec *Identity) *identityDef {
 // one in which an attribute the identity is made of is not known yet (a
 // planned create).
 func (d *identityDef) valueOf(state tftypes.Value) *tftypes.Value {
-	attrs := ObjectAttrs(state)
+	return d.valueOfAttrs(ObjectAttrs(state))
+}
+
+// valueOfAttrs is valueOf for the top-level attributes of a value.
+func (d *identityDef) valueOfAttrs(attrs map[string]tftypes.Value) *tftypes.Value {
 	if attrs == nil {
 		return nil
 	}
@@ -227,6 +231,15 @@ func (s *Server) IdentitySchema(typeName string) *tfprotov6.ResourceIdentitySche
 func (s *Server) IdentityOf(typeName string, state tftypes.Value) *tftypes.Value {
 	if t, ok := s.types[typeName]; ok && t.identity != nil {
 		return t.identity.valueOf(state)
+	}
+	return nil
+}
+
+// IdentityOfAttrs is IdentityOf for the attributes the identity is made of
+// (a listing knows them without reading the whole object).
+func (s *Server) IdentityOfAttrs(typeName string, attrs map[string]tftypes.Value) *tftypes.Value {
+	if t, ok := s.types[typeName]; ok && t.identity != nil {
+		return t.identity.valueOfAttrs(attrs)
 	}
 	return nil
 }

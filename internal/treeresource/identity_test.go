@@ -42,7 +42,7 @@ func newIdentityServer(t *testing.T) (*Server, tftypes.Object) {
 		r.Base = NewBase(Spec[libvirtxml.StoragePool]{
 			Name: "fake", Model: xmlschema.StoragePool(), Description: "fake", Own: fakeOwn(),
 			ReplaceOnChange: []string{AllDocument},
-			Identity: &Identity{Attrs: []IdentityAttr{{Name: "uuid", Description: "UUID", RequiredForImport: true, Attr: "id"}}},
+			Identity:        &Identity{Attrs: []IdentityAttr{{Name: "uuid", Description: "UUID", RequiredForImport: true, Attr: "id"}}},
 		}, r)
 		return r
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -42,9 +43,10 @@ type Server struct {
 	// data are the lookup data sources (datasource.go)
 	data map[string]*dataType
 
-	schemaOnce sync.Once
-	schemaResp *tfprotov6.GetProviderSchemaResponse
-	schemaErr  error
+	schemaOnce  sync.Once
+	schemaResp  *tfprotov6.GetProviderSchemaResponse
+	schemaErr   error
+	schemaReady atomic.Bool // set once schemaOnce built schemaResp
 }
 
 // treeType is one tree resource type, prepared once per process.

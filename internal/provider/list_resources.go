@@ -1,0 +1,306 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"path"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	lschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
+	fwpath "github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
+)
+
+// List resources (Terraform 1.14 and later: `list` blocks in *.tfquery.hcl,
+// `terraform query`): one per tree resource, of the same name, listing the
+// objects of that kind on one host with the filters below. Each result is
+// the object's identity (treeresource's, identity.go) and, with
+// include_resource, the value the resource would hold after importing it
+// (its adoption view: what libvirt fills in by itself left out, see
+// shorten.go).
+
+// listFilter holds the list block's configuration.
+type listFilter struct {
+	host, name, state, pool, domain string
+}
+
+// listKind is one kind of object a list resource lists.
+type listKind struct {
+	name string // the type name after the provider's
+	noun string
+	// extra are the kind's own filters (state, pool, domain)
+	extra map[string]lschema.Attribute
+	list  func(ctx context.Context, c *libvirtconn.Client, f listFilter) ([]libvirtops.Listed, error)
+	// identity are the identity attributes a listed object gives
+	identity func(o libvirtops.Listed) map[string]tftypes.Value
+	// newResource is the resource of the same name, whose read gives the
+	// object's value for include_resource
+	newResource func() resource.Resource
+}
+
+func uuidListed(o libvirtops.Listed) map[string]tftypes.Value {
+	return map[string]tftypes.Value{"id": treeresource.StringValue(o.ID)}
+}
+
+func listKinds() []listKind {
+	all := func(f func(context.Context, *libvirtconn.Client) ([]libvirtops.Listed, error)) func(context.Context, *libvirtconn.Client, listFilter) ([]libvirtops.Listed, error) {
+		return func(ctx context.Context, c *libvirtconn.Client, _ listFilter) ([]libvirtops.Listed, error) {
+			return f(ctx, c)
+		}
+	}
+	return []listKind{
+		{name: "domain", noun: "domains", newResource: NewDomainResource, identity: uuidListed,
+			extra: map[string]lschema.Attribute{"state": lschema.StringAttribute{Optional: true,
+				Description: "Only domains in this state: `running` (running or paused) or `stopped` (defined, not running).",
+				Validators:  []validator.String{stringvalidator.OneOf("running", "stopped")}}},
+			list: func(ctx context.Context, c *libvirtconn.Client, f listFilter) ([]libvirtops.Listed, error) {
+				doms, err := libvirtops.ListDomains(ctx, c)
+				if err != nil || f.state == "" {
+					return doms, err
+				}
+				out := doms[:0]
+				for _, d := range doms {
+					if d.Running == (f.state == "running") {
+						out = append(out, d)
+					}
+				}
+				return out, nil
+			}},
+		{name: "network", noun: "networks", newResource: NewNetworkResource, identity: uuidListed, list: all(libvirtops.ListNetworks)},
+		{name: "pool", noun: "storage pools", newResource: NewPoolResource, identity: uuidListed, list: all(libvirtops.ListPools)},
+		{name: "nwfilter", noun: "network filters", newResource: NewNWFilterResource, identity: uuidListed, list: all(libvirtops.ListNWFilters)},
+		{name: "secret", noun: "secrets", newResource: NewSecretResource, identity: uuidListed, list: all(libvirtops.ListSecrets)},
+		{name: "volume", noun: "volumes", newResource: NewVolumeResource,
+			identity: func(o libvirtops.Listed) map[string]tftypes.Value {
+				return map[string]tftypes.Value{"id": treeresource.StringValue(o.ID), "pool": treeresource.StringValue(o.Pool), "name": treeresource.StringValue(o.Name)}
+			},
+			extra: map[string]lschema.Attribute{"pool": lschema.StringAttribute{Optional: true,
+				Description: "Only the volumes of this storage pool (it must be running). Unset: the volumes of every running pool."}},
+			list: func(ctx context.Context, c *libvirtconn.Client, f listFilter) ([]libvirtops.Listed, error) {
+				return libvirtops.ListVolumes(ctx, c, f.pool)
+			}},
+		{name: "domain_snapshot", noun: "domain snapshots", newResource: NewDomainSnapshotResource, identity: uuidListed,
+			extra: map[string]lschema.Attribute{"domain": lschema.StringAttribute{Optional: true,
+				Description: "Only the snapshots of this domain (UUID or name). Unset: the snapshots of every domain."}},
+			list: func(ctx context.Context, c *libvirtconn.Client, f listFilter) ([]libvirtops.Listed, error) {
+				return libvirtops.ListSnapshots(ctx, c, f.domain)
+			}},
+	}
+}
+
+// ListResources lists the list resources, one per tree resource.
+func (p *libvirtProvider) ListResources(context.Context) []func() list.ListResource {
+	var out []func() list.ListResource
+	for _, k := range listKinds() {
+		out = append(out, func() list.ListResource { return &treeList{kind: k, p: p} })
+	}
+	return out
+}
+
+// treeList is the list resource of one kind.
+type treeList struct {
+	kind  listKind
+	p     *libvirtProvider
+	hosts *hostroute.Set
+}
+
+var (
+	_ list.ListResourceWithConfigure    = (*treeList)(nil)
+	_ list.ListResourceWithRawV6Schemas = (*treeList)(nil)
+)
+
+func (l *treeList) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + l.kind.name
+}
+
+func (l *treeList) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	attrs := map[string]lschema.Attribute{
+		treeresource.HostAttr: lschema.StringAttribute{Optional: true,
+			Description: "The host to list: a key of the provider's `hosts`. Unset: the provider's `uri`."},
+		"name": lschema.StringAttribute{Optional: true,
+			Description: "Only objects whose name matches this shell pattern (`*`, `?`, `[a-z]`; Go's path.Match), e.g. `web-*`. " +
+				"A secret's name is its usage id."},
+	}
+	for n, a := range l.kind.extra {
+		attrs[n] = a
+	}
+	resp.Schema = lschema.Schema{
+		Description: fmt.Sprintf("Lists the %s of a host, for `terraform query` (identity, and with `include_resource` the value an import would read).", l.kind.noun),
+		Attributes:  attrs,
+	}
+}
+
+func (l *treeList) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	hosts, ok := req.ProviderData.(*hostroute.Set)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *hostroute.Set, got %T; this is a provider bug", req.ProviderData))
+		return
+	}
+	l.hosts = hosts
+}
+
+// RawV6Schemas hands the framework the resource's protocol schema and
+// identity schema: the tree resources' identity lives in the protocol layer
+// (treeresource/identity.go), not in the framework.
+func (l *treeList) RawV6Schemas(ctx context.Context, _ list.RawV6SchemaRequest, resp *list.RawV6SchemaResponse) {
+	if l.p.tree == nil {
+		return
+	}
+	typeName := providerTypeName + "_" + l.kind.name
+	if sch := l.p.tree.ResourceSchema(typeName); sch != nil {
+		resp.ProtoV6Schema = sch
+		resp.ProtoV6IdentitySchema = l.p.tree.IdentitySchema(typeName)
+	}
+}
+
+func (l *treeList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	f, diags := l.filter(ctx, req.Config)
+	var c *libvirtconn.Client
+	if !diags.HasError() {
+		c = l.client(f.host, &diags)
+	}
+	var found []libvirtops.Listed
+	if !diags.HasError() {
+		var err error
+		if found, err = l.kind.list(ctx, c, f); err != nil {
+			diags.AddError("Cannot list "+l.kind.noun, err.Error())
+		}
+	}
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	typeName := providerTypeName + "_" + l.kind.name
+	stream.Results = func(push func(list.ListResult) bool) {
+		n := int64(0)
+		for _, o := range found {
+			if f.name != "" {
+				if ok, _ := path.Match(f.name, o.Name); !ok {
+					continue
+				}
+			}
+			if req.Limit > 0 && n >= req.Limit {
+				return
+			}
+			n++
+			if !push(l.result(ctx, req, c, typeName, f.host, o)) {
+				return
+			}
+		}
+	}
+}
+
+// filter reads the list block's configuration.
+func (l *treeList) filter(ctx context.Context, cfg tfsdk.Config) (listFilter, diag.Diagnostics) {
+	var f listFilter
+	var diags diag.Diagnostics
+	for name, dst := range map[string]*string{treeresource.HostAttr: &f.host, "name": &f.name, "state": &f.state, "pool": &f.pool, "domain": &f.domain} {
+		if _, ok := l.kind.extra[name]; !ok && name != treeresource.HostAttr && name != "name" {
+			continue
+		}
+		var v *string
+		diags.Append(cfg.GetAttribute(ctx, fwpath.Root(name), &v)...)
+		if v != nil {
+			*dst = *v
+		}
+	}
+	if f.name != "" {
+		if _, err := path.Match(f.name, ""); err != nil {
+			diags.AddAttributeError(fwpath.Root("name"), "Invalid name pattern",
+				fmt.Sprintf("name = %q is not a shell pattern: %v (allowed: text with *, ? and [...] classes)", f.name, err))
+		}
+	}
+	return f, diags
+}
+
+// client is the connection of the host the list block names.
+func (l *treeList) client(host string, diags *diag.Diagnostics) *libvirtconn.Client {
+	if l.hosts == nil {
+		diags.AddError("libvirt provider not configured", "listing needs the provider's connection")
+		return nil
+	}
+	ref := hostroute.Ref{Null: true}
+	if host != "" {
+		ref = hostroute.Ref{Name: host}
+	}
+	c, err := l.hosts.Client(ref)
+	if err != nil {
+		diags.AddAttributeError(fwpath.Root(treeresource.HostAttr), "Unknown host", err.Error())
+		return nil
+	}
+	if c == nil {
+		diags.AddError("libvirt provider not configured", "the provider's uri is not known")
+	}
+	return c
+}
+
+// readBacker is what every tree resource's base gives: the object's value
+// as a read after an import builds it.
+type readBacker interface {
+	resource.ResourceWithConfigure
+	ReadBack(ctx context.Context, t tftypes.Type, id string, prior map[string]tftypes.Value) (tftypes.Value, bool, error)
+}
+
+// result is the list result of one object.
+func (l *treeList) result(ctx context.Context, req list.ListRequest, c *libvirtconn.Client, typeName, host string, o libvirtops.Listed) list.ListResult {
+	res := req.NewListResult(ctx)
+	res.DisplayName = o.Name
+	if o.Pool != "" {
+		res.DisplayName = o.Pool + "/" + o.Name
+	} else if o.Domain != "" {
+		res.DisplayName = o.Domain + "/" + o.Name
+	}
+	attrs := l.kind.identity(o)
+	if host != "" {
+		attrs[treeresource.HostAttr] = treeresource.StringValue(host)
+	}
+	id := l.p.tree.IdentityOfAttrs(typeName, attrs)
+	if id == nil {
+		res.Diagnostics.AddError("No identity", fmt.Sprintf("%s %s: this is a provider bug", typeName, o.Name))
+		return res
+	}
+	res.Identity.Raw = *id
+	if !req.IncludeResource {
+		return res
+	}
+	r, ok := l.kind.newResource().(readBacker)
+	if !ok {
+		res.Diagnostics.AddError("Cannot read "+o.Name, fmt.Sprintf("%s has no read-back; this is a provider bug", typeName))
+		return res
+	}
+	var cresp resource.ConfigureResponse
+	r.Configure(ctx, resource.ConfigureRequest{ProviderData: c}, &cresp)
+	if cresp.Diagnostics.HasError() {
+		res.Diagnostics.Append(cresp.Diagnostics...)
+		return res
+	}
+	objType := req.ResourceSchema.Type().TerraformType(ctx)
+	v, found, err := r.ReadBack(ctx, objType, o.ID, nil)
+	switch {
+	case err != nil:
+		res.Diagnostics.AddError("Cannot read "+o.Name, err.Error())
+		return res
+	case !found:
+		res.Diagnostics.AddWarning("Gone while listing", fmt.Sprintf("%s %s vanished while it was listed", typeName, o.Name))
+		return res
+	}
+	st := treeresource.ObjectAttrs(v)
+	if host != "" {
+		st[treeresource.HostAttr] = treeresource.StringValue(host)
+	}
+	res.Resource.Raw = tftypes.NewValue(objType, st)
+	return res
+}
