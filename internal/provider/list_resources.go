@@ -248,10 +248,10 @@ func (l *treeList) client(host string, diags *diag.Diagnostics) *libvirtconn.Cli
 }
 
 // readBacker is what every tree resource's base gives: the object's value
-// as a read after an import builds it.
+// for configuration generation (treeresource.Base.Adoption).
 type readBacker interface {
 	resource.ResourceWithConfigure
-	ReadBack(ctx context.Context, t tftypes.Type, id string, prior map[string]tftypes.Value) (tftypes.Value, bool, error)
+	Adoption(ctx context.Context, t tftypes.Type, id string) (tftypes.Value, bool, error)
 }
 
 // result is the list result of one object.
@@ -288,7 +288,7 @@ func (l *treeList) result(ctx context.Context, req list.ListRequest, c *libvirtc
 		return res
 	}
 	objType := req.ResourceSchema.Type().TerraformType(ctx)
-	v, found, err := r.ReadBack(ctx, objType, o.ID, nil)
+	v, found, err := r.Adoption(ctx, objType, o.ID)
 	switch {
 	case err != nil:
 		res.Diagnostics.AddError("Cannot read "+o.Name, err.Error())
