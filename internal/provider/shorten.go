@@ -106,10 +106,21 @@ func shortenDevices(d *libvirtxml.DomainDeviceList) {
 		g := &d.Graphics[i]
 		if s := g.Spice; s != nil {
 			s.Listeners = emptyListeners(s.Listeners)
+			if s.AutoPort == "yes" || s.AutoPort == "" {
+				if s.Port == -1 {
+					s.Port = 0
+				}
+				if s.TLSPort == -1 {
+					s.TLSPort = 0
+				}
+			}
 			defaultString(&s.AutoPort, "yes")
 		}
 		if v := g.VNC; v != nil {
 			v.Listeners = emptyListeners(v.Listeners)
+			if v.Port == -1 && (v.AutoPort == "yes" || v.AutoPort == "") {
+				v.Port = 0 // libvirt's "pick a port"
+			}
 			defaultString(&v.AutoPort, "yes")
 		}
 	}
