@@ -12,7 +12,6 @@ import (
 	fwpath "github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
@@ -34,12 +33,19 @@ type listFilter struct {
 	host, name, state, pool, domain string
 }
 
+// filterDef is a filter of a kind besides host and name; the list resource
+// and the plural data source both offer it.
+type filterDef struct {
+	description string
+	oneOf       []string // the values allowed; nil: any
+}
+
 // listKind is one kind of object a list resource lists.
 type listKind struct {
 	name string // the type name after the provider's
 	noun string
 	// extra are the kind's own filters (state, pool, domain)
-	extra map[string]lschema.Attribute
+	extra map[string]filterDef
 	list  func(ctx context.Context, c *libvirtconn.Client, f listFilter) ([]libvirtops.Listed, error)
 	// identity are the identity attributes a listed object gives
 	identity func(o libvirtops.Listed) map[string]tftypes.Value
@@ -60,9 +66,8 @@ func listKinds() []listKind {
 	}
 	return []listKind{
 		{name: "domain", noun: "domains", newResource: NewDomainResource, identity: uuidListed,
-			extra: map[string]lschema.Attribute{"state": lschema.StringAttribute{Optional: true,
-				Description: "Only domains in this state: `running` (running or paused) or `stopped` (defined, not running).",
-				Validators:  []validator.String{stringvalidator.OneOf("running", "stopped")}}},
+			extra: map[string]filterDef{"state": {oneOf: []string{"running", "stopped"},
+				description: "Only domains in this state: `running` (running or paused) or `stopped` (defined, not running)."}},
 			list: func(ctx context.Context, c *libvirtconn.Client, f listFilter) ([]libvirtops.Listed, error) {
 				doms, err := libvirtops.ListDomains(ctx, c)
 				if err != nil || f.state == "" {
@@ -84,18 +89,46 @@ func listKinds() []listKind {
 			identity: func(o libvirtops.Listed) map[string]tftypes.Value {
 				return map[string]tftypes.Value{"id": treeresource.StringValue(o.ID), "pool": treeresource.StringValue(o.Pool), "name": treeresource.StringValue(o.Name)}
 			},
-			extra: map[string]lschema.Attribute{"pool": lschema.StringAttribute{Optional: true,
-				Description: "Only the volumes of this storage pool (it must be running). Unset: the volumes of every running pool."}},
+			extra: map[string]filterDef{"pool": {
+				description: "Only the volumes of this storage pool (it must be running). Unset: the volumes of every running pool."}},
 			list: func(ctx context.Context, c *libvirtconn.Client, f listFilter) ([]libvirtops.Listed, error) {
 				return libvirtops.ListVolumes(ctx, c, f.pool)
 			}},
 		{name: "domain_snapshot", noun: "domain snapshots", newResource: NewDomainSnapshotResource, identity: uuidListed,
-			extra: map[string]lschema.Attribute{"domain": lschema.StringAttribute{Optional: true,
-				Description: "Only the snapshots of this domain (UUID or name). Unset: the snapshots of every domain."}},
+			extra: map[string]filterDef{"domain": {
+				description: "Only the snapshots of this domain (UUID or name). Unset: the snapshots of every domain."}},
 			list: func(ctx context.Context, c *libvirtconn.Client, f listFilter) ([]libvirtops.Listed, error) {
 				return libvirtops.ListSnapshots(ctx, c, f.domain)
 			}},
 	}
+}
+
+// filters are the kind's filters, host and name included.
+func (k listKind) filters() map[string]filterDef {
+	out := map[string]filterDef{
+		treeresource.HostAttr: {description: "The host to list: a key of the provider's `hosts`. Unset: the provider's `uri`."},
+		"name": {description: "Only objects whose name matches this shell pattern (`*`, `?`, `[a-z]`; Go's path.Match), e.g. `web-*`. " +
+			"A volume's name is its name in its pool; a secret's is its usage id."},
+	}
+	for n, f := range k.extra {
+		out[n] = f
+	}
+	return out
+}
+
+// selected lists the kind's objects the filter selects.
+func (k listKind) selected(ctx context.Context, c *libvirtconn.Client, f listFilter) ([]libvirtops.Listed, error) {
+	found, err := k.list(ctx, c, f)
+	if err != nil || f.name == "" {
+		return found, err
+	}
+	out := found[:0]
+	for _, o := range found {
+		if ok, _ := path.Match(f.name, o.Name); ok {
+			out = append(out, o)
+		}
+	}
+	return out, nil
 }
 
 // ListResources lists the list resources, one per tree resource.
@@ -124,14 +157,12 @@ func (l *treeList) Metadata(_ context.Context, req resource.MetadataRequest, res
 }
 
 func (l *treeList) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
-	attrs := map[string]lschema.Attribute{
-		treeresource.HostAttr: lschema.StringAttribute{Optional: true,
-			Description: "The host to list: a key of the provider's `hosts`. Unset: the provider's `uri`."},
-		"name": lschema.StringAttribute{Optional: true,
-			Description: "Only objects whose name matches this shell pattern (`*`, `?`, `[a-z]`; Go's path.Match), e.g. `web-*`. " +
-				"A secret's name is its usage id."},
-	}
-	for n, a := range l.kind.extra {
+	attrs := map[string]lschema.Attribute{}
+	for n, f := range l.kind.filters() {
+		a := lschema.StringAttribute{Optional: true, Description: f.description}
+		if f.oneOf != nil {
+			a.Validators = []validator.String{stringvalidator.OneOf(f.oneOf...)}
+		}
 		attrs[n] = a
 	}
 	resp.Schema = lschema.Schema{
@@ -167,15 +198,16 @@ func (l *treeList) RawV6Schemas(ctx context.Context, _ list.RawV6SchemaRequest, 
 }
 
 func (l *treeList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	f, diags := l.filter(ctx, req.Config)
+	var f listFilter
+	diags := readFilter(ctx, l.kind, req.Config.GetAttribute, &f)
 	var c *libvirtconn.Client
 	if !diags.HasError() {
-		c = l.client(f.host, &diags)
+		c = hostClient(l.hosts, f.host, &diags)
 	}
 	var found []libvirtops.Listed
 	if !diags.HasError() {
 		var err error
-		if found, err = l.kind.list(ctx, c, f); err != nil {
+		if found, err = l.kind.selected(ctx, c, f); err != nil {
 			diags.AddError("Cannot list "+l.kind.noun, err.Error())
 		}
 	}
@@ -187,11 +219,6 @@ func (l *treeList) List(ctx context.Context, req list.ListRequest, stream *list.
 	stream.Results = func(push func(list.ListResult) bool) {
 		n := int64(0)
 		for _, o := range found {
-			if f.name != "" {
-				if ok, _ := path.Match(f.name, o.Name); !ok {
-					continue
-				}
-			}
 			if req.Limit > 0 && n >= req.Limit {
 				return
 			}
@@ -203,18 +230,16 @@ func (l *treeList) List(ctx context.Context, req list.ListRequest, stream *list.
 	}
 }
 
-// filter reads the list block's configuration.
-func (l *treeList) filter(ctx context.Context, cfg tfsdk.Config) (listFilter, diag.Diagnostics) {
-	var f listFilter
+// readFilter reads the filters of a list block or a plural data source
+// (get is its configuration's GetAttribute).
+func readFilter(ctx context.Context, k listKind, get func(context.Context, fwpath.Path, any) diag.Diagnostics, f *listFilter) diag.Diagnostics {
 	var diags diag.Diagnostics
-	for name, dst := range map[string]*string{treeresource.HostAttr: &f.host, "name": &f.name, "state": &f.state, "pool": &f.pool, "domain": &f.domain} {
-		if _, ok := l.kind.extra[name]; !ok && name != treeresource.HostAttr && name != "name" {
-			continue
-		}
+	dst := map[string]*string{treeresource.HostAttr: &f.host, "name": &f.name, "state": &f.state, "pool": &f.pool, "domain": &f.domain}
+	for name := range k.filters() {
 		var v *string
-		diags.Append(cfg.GetAttribute(ctx, fwpath.Root(name), &v)...)
+		diags.Append(get(ctx, fwpath.Root(name), &v)...)
 		if v != nil {
-			*dst = *v
+			*dst[name] = *v
 		}
 	}
 	if f.name != "" {
@@ -223,12 +248,13 @@ func (l *treeList) filter(ctx context.Context, cfg tfsdk.Config) (listFilter, di
 				fmt.Sprintf("name = %q is not a shell pattern: %v (allowed: text with *, ? and [...] classes)", f.name, err))
 		}
 	}
-	return f, diags
+	return diags
 }
 
-// client is the connection of the host the list block names.
-func (l *treeList) client(host string, diags *diag.Diagnostics) *libvirtconn.Client {
-	if l.hosts == nil {
+// hostClient is the connection of the host a list block or data source
+// names.
+func hostClient(hosts *hostroute.Set, host string, diags *diag.Diagnostics) *libvirtconn.Client {
+	if hosts == nil {
 		diags.AddError("libvirt provider not configured", "listing needs the provider's connection")
 		return nil
 	}
@@ -236,7 +262,7 @@ func (l *treeList) client(host string, diags *diag.Diagnostics) *libvirtconn.Cli
 	if host != "" {
 		ref = hostroute.Ref{Name: host}
 	}
-	c, err := l.hosts.Client(ref)
+	c, err := hosts.Client(ref)
 	if err != nil {
 		diags.AddAttributeError(fwpath.Root(treeresource.HostAttr), "Unknown host", err.Error())
 		return nil
@@ -245,6 +271,29 @@ func (l *treeList) client(host string, diags *diag.Diagnostics) *libvirtconn.Cli
 		diags.AddError("libvirt provider not configured", "the provider's uri is not known")
 	}
 	return c
+}
+
+// adoption reads the object's adoption view (treeresource.Base.Adoption)
+// through the kind's resource; found is false when it vanished meanwhile.
+func (k listKind) adoption(ctx context.Context, c *libvirtconn.Client, objType tftypes.Type, host string, o libvirtops.Listed) (tftypes.Value, bool, error) {
+	r, ok := k.newResource().(readBacker)
+	if !ok {
+		return tftypes.Value{}, false, fmt.Errorf("libvirt_%s has no adoption view; this is a provider bug", k.name)
+	}
+	var cresp resource.ConfigureResponse
+	r.Configure(ctx, resource.ConfigureRequest{ProviderData: c}, &cresp)
+	if cresp.Diagnostics.HasError() {
+		return tftypes.Value{}, false, fmt.Errorf("%v", cresp.Diagnostics)
+	}
+	v, found, err := r.Adoption(ctx, objType, o.ID)
+	if err != nil || !found {
+		return v, found, err
+	}
+	st := treeresource.ObjectAttrs(v)
+	if host != "" {
+		st[treeresource.HostAttr] = treeresource.StringValue(host)
+	}
+	return tftypes.NewValue(objType, st), true, nil
 }
 
 // readBacker is what every tree resource's base gives: the object's value
@@ -276,19 +325,8 @@ func (l *treeList) result(ctx context.Context, req list.ListRequest, c *libvirtc
 	if !req.IncludeResource {
 		return res
 	}
-	r, ok := l.kind.newResource().(readBacker)
-	if !ok {
-		res.Diagnostics.AddError("Cannot read "+o.Name, fmt.Sprintf("%s has no read-back; this is a provider bug", typeName))
-		return res
-	}
-	var cresp resource.ConfigureResponse
-	r.Configure(ctx, resource.ConfigureRequest{ProviderData: c}, &cresp)
-	if cresp.Diagnostics.HasError() {
-		res.Diagnostics.Append(cresp.Diagnostics...)
-		return res
-	}
 	objType := req.ResourceSchema.Type().TerraformType(ctx)
-	v, found, err := r.Adoption(ctx, objType, o.ID)
+	v, found, err := l.kind.adoption(ctx, c, objType, host, o)
 	switch {
 	case err != nil:
 		res.Diagnostics.AddError("Cannot read "+o.Name, err.Error())
@@ -297,10 +335,6 @@ func (l *treeList) result(ctx context.Context, req list.ListRequest, c *libvirtc
 		res.Diagnostics.AddWarning("Gone while listing", fmt.Sprintf("%s %s vanished while it was listed", typeName, o.Name))
 		return res
 	}
-	st := treeresource.ObjectAttrs(v)
-	if host != "" {
-		st[treeresource.HostAttr] = treeresource.StringValue(host)
-	}
-	res.Resource.Raw = tftypes.NewValue(objType, st)
+	res.Resource.Raw = v
 	return res
 }

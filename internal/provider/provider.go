@@ -125,10 +125,10 @@ func (p *libvirtProvider) TreeDataSources() []treeresource.DataSource {
 // DataSources lists the data sources the framework serves; the lookup data
 // sources are in TreeDataSources.
 func (p *libvirtProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{
+	return append([]func() datasource.DataSource{
 		NewDomainInterfaceAddressesDataSource,
 		NewNodeDeviceInfoDataSource,
 		NewNodeDevicesDataSource,
 		NewNodeInfoDataSource,
-	}
+	}, p.hostObjectsDataSources()...)
 }
