@@ -166,7 +166,7 @@ func (l *treeList) ListResourceConfigSchema(_ context.Context, _ list.ListResour
 		attrs[n] = a
 	}
 	resp.Schema = lschema.Schema{
-		Description: fmt.Sprintf("Lists the %s of a host, for `terraform query` (identity, and with `include_resource` the value an import would read).", l.kind.noun),
+		Description: fmt.Sprintf("Lists the %s of a host, for `terraform query`: each one's identity, and with `include_resource` its short configuration.", l.kind.noun),
 		Attributes:  attrs,
 	}
 }
