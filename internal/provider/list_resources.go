@@ -12,6 +12,7 @@ import (
 	fwpath "github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
@@ -216,6 +217,8 @@ func (l *treeList) List(ctx context.Context, req list.ListRequest, stream *list.
 		return
 	}
 	typeName := providerTypeName + "_" + l.kind.name
+	// the object type once: the domain's schema has thousands of attributes
+	objType := req.ResourceSchema.Type().TerraformType(ctx)
 	stream.Results = func(push func(list.ListResult) bool) {
 		n := int64(0)
 		for _, o := range found {
@@ -223,7 +226,7 @@ func (l *treeList) List(ctx context.Context, req list.ListRequest, stream *list.
 				return
 			}
 			n++
-			if !push(l.result(ctx, req, c, typeName, f.host, o)) {
+			if !push(l.result(ctx, req, objType, c, typeName, f.host, o)) {
 				return
 			}
 		}
@@ -304,9 +307,10 @@ type readBacker interface {
 }
 
 // result is the list result of one object.
-func (l *treeList) result(ctx context.Context, req list.ListRequest, c *libvirtconn.Client, typeName, host string, o libvirtops.Listed) list.ListResult {
-	res := req.NewListResult(ctx)
-	res.DisplayName = o.Name
+func (l *treeList) result(ctx context.Context, req list.ListRequest, objType tftypes.Type, c *libvirtconn.Client, typeName, host string, o libvirtops.Listed) list.ListResult {
+	// not req.NewListResult: it derives the object type from the schema for
+	// every result
+	res := list.ListResult{DisplayName: o.Name}
 	if o.Pool != "" {
 		res.DisplayName = o.Pool + "/" + o.Name
 	} else if o.Domain != "" {
@@ -321,11 +325,10 @@ func (l *treeList) result(ctx context.Context, req list.ListRequest, c *libvirtc
 		res.Diagnostics.AddError("No identity", fmt.Sprintf("%s %s: this is a provider bug", typeName, o.Name))
 		return res
 	}
-	res.Identity.Raw = *id
+	res.Identity = &tfsdk.ResourceIdentity{Schema: req.ResourceIdentitySchema, Raw: *id}
 	if !req.IncludeResource {
 		return res
 	}
-	objType := req.ResourceSchema.Type().TerraformType(ctx)
 	v, found, err := l.kind.adoption(ctx, c, objType, host, o)
 	switch {
 	case err != nil:
@@ -335,6 +338,6 @@ func (l *treeList) result(ctx context.Context, req list.ListRequest, c *libvirtc
 		res.Diagnostics.AddWarning("Gone while listing", fmt.Sprintf("%s %s vanished while it was listed", typeName, o.Name))
 		return res
 	}
-	res.Resource.Raw = v
+	res.Resource = &tfsdk.Resource{Schema: req.ResourceSchema, Raw: v}
 	return res
 }
