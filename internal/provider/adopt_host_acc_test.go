@@ -2,6 +2,7 @@ package provider
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -238,6 +239,9 @@ func adoptPrepareHost(t *testing.T, dir string) adoptHost {
 			h.running = append(h.running, name)
 		}
 	}
+	// an internal snapshot of a stopped domain with a qcow2 disk
+	mustVirsh(t, "snapshot-create-as", adoptPrefix+"described", "before", "--description", "made with virsh")
+	h.objects++
 	// a volume no domain uses, in the other pool
 	mustVirsh(t, "vol-create-as", adoptPrefix+"pool-b", "tfadopt-spare.raw", "8M", "--format", "raw")
 	h.objects++
@@ -289,6 +293,13 @@ list "libvirt_nwfilter" "host" {
     name = "tfadopt-*"
   }
 }
+list "libvirt_domain_snapshot" "host" {
+  provider         = libvirt
+  include_resource = true
+  config {
+    domain = "tfadopt-described"
+  }
+}
 list "libvirt_secret" "host" {
   provider         = libvirt
   include_resource = true
@@ -301,23 +312,35 @@ list "libvirt_secret" "host" {
 // blockLines counts the lines of each generated resource block, by address.
 func blockLines(generated string) map[string]int {
 	out := map[string]int{}
+	for addr, b := range resourceBlocks(generated) {
+		out[addr] = strings.Count(b, "\n")
+	}
+	return out
+}
+
+// resourceBlocks are the generated resource blocks, by address.
+func resourceBlocks(generated string) map[string]string {
+	out := map[string]string{}
 	var addr string
-	n := 0
+	var b strings.Builder
 	for _, line := range strings.Split(generated, "\n") {
 		if strings.HasPrefix(line, "resource ") {
 			f := strings.Fields(line)
-			addr, n = strings.Trim(f[1], `"`)+"."+strings.Trim(f[2], `"`), 0
+			addr = strings.Trim(f[1], `"`) + "." + strings.Trim(f[2], `"`)
+			b.Reset()
 		}
 		if addr != "" {
-			n++
+			b.WriteString(line + "\n")
 			if line == "}" {
-				out[addr] = n
+				out[addr] = b.String()
 				addr = ""
 			}
 		}
 	}
 	return out
 }
+
+var nameLine = regexp.MustCompile(`(?m)^  name += "([^"]*)"`)
 
 var planSummary = regexp.MustCompile(`Plan: (\d+) to import, (\d+) to add, (\d+) to change, (\d+) to destroy`)
 
@@ -361,8 +384,13 @@ func TestAccAdoptHost_terraformQuery(t *testing.T) {
 	}
 	sort.Strings(addrs)
 	var report strings.Builder
+	blocks := resourceBlocks(string(generated))
 	for _, a := range addrs {
-		fmt.Fprintf(&report, "  %-36s %4d lines\n", a, lines[a])
+		name := ""
+		if m := nameLine.FindStringSubmatch(blocks[a]); m != nil {
+			name = m[1]
+		}
+		fmt.Fprintf(&report, "  %-36s %-28s %4d lines\n", a, name, lines[a])
 	}
 	t.Logf("generated configuration, lines per object (%d objects, %d lines in all):\n%s", len(lines), strings.Count(string(generated), "\n"), report.String())
 	if len(lines) != h.objects {
@@ -391,13 +419,70 @@ func TestAccAdoptHost_terraformQuery(t *testing.T) {
 			t.Errorf("%s restarted: domain id %s, was %s", d, after, before)
 		}
 	}
-	state, err := os.ReadFile(filepath.Join(work, "terraform.tfstate"))
+	statePath := filepath.Join(work, "terraform.tfstate")
+	if n := countIdentities(t, statePath); n != h.objects {
+		t.Errorf("%d state objects carry an identity, want %d", n, h.objects)
+	}
+
+	// a state written before identities existed gains them on refresh
+	stripIdentities(t, statePath)
+	if n := countIdentities(t, statePath); n != 0 {
+		t.Fatalf("%d identities left after stripping them", n)
+	}
+	if out, code := run("apply", "-refresh-only", "-no-color", "-input=false", "-auto-approve"); code != 0 {
+		t.Fatalf("refresh failed (exit %d):\n%s", code, out)
+	}
+	if n := countIdentities(t, statePath); n != h.objects {
+		t.Errorf("after a refresh %d state objects carry an identity, want %d", n, h.objects)
+	}
+}
+
+// countIdentities counts the resource instances of a state file with an
+// identity.
+func countIdentities(t *testing.T, statePath string) int {
+	t.Helper()
+	st := readState(t, statePath)
+	n := 0
+	for _, r := range st["resources"].([]any) {
+		for _, inst := range r.(map[string]any)["instances"].([]any) {
+			if id, ok := inst.(map[string]any)["identity"]; ok && id != nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// stripIdentities removes the identities from a state file, as a state
+// written by a provider version without them.
+func stripIdentities(t *testing.T, statePath string) {
+	t.Helper()
+	st := readState(t, statePath)
+	for _, r := range st["resources"].([]any) {
+		for _, inst := range r.(map[string]any)["instances"].([]any) {
+			delete(inst.(map[string]any), "identity")
+			delete(inst.(map[string]any), "identity_schema_version")
+		}
+	}
+	st["serial"] = st["serial"].(float64) + 1
+	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(state), `"identity_schema_version"`); n != h.objects {
-		t.Errorf("%d state objects carry an identity, want %d", n, h.objects)
+	mustWrite(t, statePath, string(b))
+}
+
+func readState(t *testing.T, statePath string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(statePath)
+	if err != nil {
+		t.Fatal(err)
 	}
+	var st map[string]any
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 // TestAccAdoptHost_queryTime measures `terraform query` over 100 defined

@@ -36,6 +36,9 @@ data "libvirt_volumes" "pool_b" {
 data "libvirt_nwfilters" "host" {
   name = "tfadopt-*"
 }
+data "libvirt_domain_snapshots" "host" {
+  domain = "tfadopt-described"
+}
 data "libvirt_secrets" "host" {
   name = "tfadopt-*"
 }
@@ -48,6 +51,7 @@ output "adopt" {
     data.libvirt_volumes.pool_a.configuration,
     data.libvirt_volumes.pool_b.configuration,
     data.libvirt_nwfilters.host.configuration,
+    data.libvirt_domain_snapshots.host.configuration,
     data.libvirt_secrets.host.configuration,
   ])
 }
