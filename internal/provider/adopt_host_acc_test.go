@@ -78,7 +78,7 @@ func adoptCleanup(t *testing.T, poolDirs ...string) {
 		for _, d := range strings.Fields(out) {
 			if strings.HasPrefix(d, adoptPrefix) {
 				_, _ = virsh("destroy", d)
-				_, _ = virsh("undefine", d, "--nvram", "--tpm")
+				_, _ = virsh("undefine", d, "--nvram", "--tpm", "--snapshots-metadata")
 			}
 		}
 	}
