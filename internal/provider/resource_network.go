@@ -31,8 +31,9 @@ var (
 func NewNetworkResource() resource.Resource {
 	r := &networkResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.Network]{
-		Name:  "network",
-		Model: xmlschema.Network(),
+		Name:     "network",
+		Identity: uuidIdentity("network"),
+		Model:    xmlschema.Network(),
 		Description: "A libvirt virtual network. The attributes mirror the libvirt network XML " +
 			"(https://libvirt.org/formatnetwork.html) one to one. The network is defined and started; " +
 			"changes to DHCP host reservations (`ips[].dhcp.hosts`) and DNS hosts (`dns.host`) are applied live " +

@@ -37,6 +37,8 @@ type Spec[T any] struct {
 	// InPlace lists the document attributes Update applies when
 	// ReplaceOnChange is AllDocument.
 	InPlace []string
+	// Identity is the resource's identity (identity.go); nil: none.
+	Identity *Identity
 }
 
 // AllDocument in Spec.ReplaceOnChange: any document change replaces.
