@@ -21,12 +21,14 @@ const (
 	bootReportSubnet = "10.242.77"
 	bootReportMAC1   = "52:54:00:b0:07:01"
 	bootReportMAC2   = "52:54:00:b0:07:02"
+	bootReportMAC3   = "52:54:00:b0:07:03"
 )
 
 // bootReportConfig is an isolated network with DHCP and one domain per
-// entry of .Domains, each booting the test guest's kernel without initrd,
-// disk or root file system: the kernel panics with "VFS: Unable to mount root
-// fs", and no address ever comes. Its serial port writes to a file.
+// entry of .Domains, each booting the test guest's kernel without a disk and
+// with root=/dev/nonexistent: without initrd the kernel panics with "VFS:
+// Unable to mount root fs", with it the initramfs waits for the root device.
+// No address ever comes. The serial port writes to a file, or is a pty.
 const bootReportConfig = `
 resource "libvirt_network" "net" {
   name      = "{{.Name}}-net"
@@ -49,7 +51,8 @@ resource "libvirt_domain" "{{.Resource}}" {
 
   os = {
     type    = "hvm"
-    kernel  = "{{$.GuestDir}}/vmlinuz"
+    kernel  = "{{$.GuestDir}}/vmlinuz"{{if .Initrd}}
+    initrd  = "{{$.GuestDir}}/initrd.img"{{end}}
     cmdline = "root=/dev/nonexistent console=ttyS0 panic=0"
   }
 
@@ -61,7 +64,7 @@ resource "libvirt_domain" "{{.Resource}}" {
       source = { network = { network = libvirt_network.net.name } }{{if .WaitForIP}}
       wait_for_ip = { timeout = {{.WaitForIP}}, source = "lease" }{{end}}
     }]
-    serials  = [{ source = { file = { path = {{q .ConsoleLog}} } }, target = { port = 0 } }]
+    serials  = [{ {{if .ConsoleLog}}source = { file = { path = {{q .ConsoleLog}} } }, {{end}}target = { port = 0 } }]
     consoles = [{ target = { type = "serial", port = 0 } }]
     channels = [{
       source = { unix = {} }
@@ -78,8 +81,14 @@ data "libvirt_domain_interface_addresses" "x" {
 {{end}}`
 
 type bootReportDomain struct {
-	Resource, Name, MAC, ConsoleLog string
-	WaitForIP                       int // seconds; 0 for no wait_for_ip
+	Resource, Name, MAC string
+	// ConsoleLog is the file the serial port writes to; empty for a pty
+	// serial port, which the report reads as a console stream.
+	ConsoleLog string
+	WaitForIP  int // seconds; 0 for no wait_for_ip
+	// Initrd boots with the guest's initramfs, which does not panic: it
+	// waits for the root device, printing a line a second, for 3 minutes.
+	Initrd bool
 }
 
 // words is a regular expression for a phrase the CLI may wrap at any space.
@@ -109,8 +118,10 @@ func bootReportExpect(first, mac string) *regexp.Regexp {
 // TestAccBootReport_panickedKernel boots a kernel that cannot mount its root
 // file system, once under the interface-addresses data source's wait and
 // once under wait_for_ip, each with a short timeout: both errors must say
-// what was seen (state, the kernel's panic from the serial console, the
-// network's leases, the guest agent).
+// what was seen (state, the kernel's panic from the serial console log file,
+// the network's leases, the guest agent). A third domain has a pty serial
+// port and an initramfs waiting for its root device: the error shows what
+// the console stream read.
 func TestAccBootReport_panickedKernel(t *testing.T) {
 	guestDir := e2eGuestDir(t)
 	testAccPreCheck(t)
@@ -128,6 +139,11 @@ func TestAccBootReport_panickedKernel(t *testing.T) {
 		ConsoleLog: filepath.Join(work, "ds.log")}
 	wait := bootReportDomain{Resource: "wait", Name: bootReportName + "-wait", MAC: bootReportMAC2,
 		ConsoleLog: filepath.Join(work, "wait.log"), WaitForIP: 60}
+	// A pty serial port, read as a console stream for a few seconds: a pty
+	// keeps no history, so this guest's initramfs must still be printing
+	// (it waits for the root device, a line a second, for 3 minutes).
+	stream := bootReportDomain{Resource: "stream", Name: bootReportName + "-stream", MAC: bootReportMAC3,
+		WaitForIP: 45, Initrd: true}
 	config := func(dataSourceWait string, domains ...bootReportDomain) string {
 		return testConfig(bootReportConfig, map[string]any{
 			"Name": bootReportName, "Subnet": bootReportSubnet, "Type": testAccDomainType(), "GuestDir": guestDir,
@@ -138,11 +154,11 @@ func TestAccBootReport_panickedKernel(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		PreCheck: func() {
 			testAccNetworkPreCheck(t, bootReportName+"-net")
-			bootReportRemoveDomains(t, ds.Name, wait.Name)
+			bootReportRemoveDomains(t, ds.Name, wait.Name, stream.Name)
 		},
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
-			return bootReportCheckGone(ds.Name, wait.Name)
+			return bootReportCheckGone(ds.Name, wait.Name, stream.Name)
 		},
 		Steps: []resource.TestStep{
 			{
@@ -156,6 +172,15 @@ func TestAccBootReport_panickedKernel(t *testing.T) {
 				ExpectError: bootReportExpect(
 					words("interface 0 ("+wait.MAC+`) of domain "`+wait.Name+`" has no IPv4 address after 1m0s`),
 					wait.MAC),
+			},
+			{
+				Config: config("", stream),
+				ExpectError: regexp.MustCompile(`(?s)` +
+					words("interface 0 ("+stream.MAC+`) of domain "`+stream.Name+`" has no IPv4 address after 45s`) + `.*` +
+					words("domain state: running (booted)") + `.*` +
+					words("serial console (console stream (3s)), last") + `\s+\d+\s+lines:.*` +
+					words("| Begin: Running /scripts/local-block ... done.") + `.*` +
+					words(`DHCP leases of network "`+bootReportName+`-net": none at all, none for MAC `+stream.MAC)),
 			},
 		},
 	})
