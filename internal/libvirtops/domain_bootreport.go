@@ -169,23 +169,50 @@ func hasPTYConsole(live *libvirtxml.Domain) bool {
 }
 
 func (d Domain) consoleTail(ctx context.Context, dom libvirt.Domain, live *libvirtxml.Domain, read time.Duration) ConsoleTail {
-	file := consoleFile(live)
-	local := d.c.Endpoint().Transport == libvirtconn.TransportUnix
-	if file != "" && local {
-		lines, err := fileTail(file)
-		return ConsoleTail{Source: "file " + file, Lines: lines, Err: err}
+	src := consoleSource{
+		file:  consoleFile(live),
+		local: d.c.Endpoint().Transport == libvirtconn.TransportUnix,
+		pty:   hasPTYConsole(live),
+		host:  d.c.Host(),
+		read:  read,
 	}
-	if !hasPTYConsole(live) {
-		if file != "" {
-			return ConsoleTail{Source: "file " + file, Err: fmt.Errorf("the file is on the libvirt host %s; read it there", d.c.Host())}
+	return src.tail(fileTail, func() ([]byte, error) { return d.streamConsole(ctx, dom, read) })
+}
+
+// consoleSource is what decides where the console's last lines come from.
+type consoleSource struct {
+	file  string // the log file or file source of the serial port, if any
+	local bool   // libvirtd runs on this machine: its files are readable here
+	pty   bool   // the domain has a pty console that can be streamed
+	host  string // the libvirt host, for messages
+	read  time.Duration
+}
+
+// tail reads the file when it is on this machine, else (or when reading it
+// fails) streams the pty console.
+func (s consoleSource) tail(readFile func(string) ([]string, error), stream func() ([]byte, error)) ConsoleTail {
+	var fileErr error
+	if s.file != "" && s.local {
+		lines, err := readFile(s.file)
+		if err == nil || !s.pty {
+			return ConsoleTail{Source: "file " + s.file, Lines: lines, Err: err}
+		}
+		fileErr = err // virtlogd writes serial logs root-only: read the pty instead
+	}
+	if !s.pty {
+		if s.file != "" {
+			return ConsoleTail{Source: "file " + s.file, Err: fmt.Errorf("the file is on the libvirt host %s; read it there", s.host)}
 		}
 		return ConsoleTail{}
 	}
-	tail := ConsoleTail{Source: fmt.Sprintf("console stream (%s)", read)}
-	if file != "" {
-		tail.Source = fmt.Sprintf("console stream (%s); the full log is %s on the libvirt host", read, file)
+	tail := ConsoleTail{Source: fmt.Sprintf("console stream (%s)", s.read)}
+	switch {
+	case fileErr != nil:
+		tail.Source = fmt.Sprintf("console stream (%s); the log file is not readable here: %v", s.read, fileErr)
+	case s.file != "":
+		tail.Source = fmt.Sprintf("console stream (%s); the full log is %s on the libvirt host %s", s.read, s.file, s.host)
 	}
-	out, err := d.streamConsole(ctx, dom, read)
+	out, err := stream()
 	tail.Lines, tail.Err = lastLines(out, consoleTailLines), err
 	return tail
 }

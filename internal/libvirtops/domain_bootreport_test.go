@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
@@ -106,5 +107,52 @@ func TestDomainStateWords(t *testing.T) {
 		if name != tc.name || reason != tc.inReason {
 			t.Errorf("DomainStateWords(%d, %d) = %q, %q; want %q, %q", tc.state, tc.reason, name, reason, tc.name, tc.inReason)
 		}
+	}
+}
+
+func TestConsoleSourceTail(t *testing.T) {
+	const panicLine = "Kernel panic - not syncing: VFS: Unable to mount root fs"
+	readOK := func(string) ([]string, error) { return []string{panicLine}, nil }
+	readDenied := func(path string) ([]string, error) {
+		return nil, &os.PathError{Op: "open", Path: path, Err: os.ErrPermission}
+	}
+	streamed := func() ([]byte, error) { return []byte("Begin: Running /scripts/local-block ... done.\r\n"), nil }
+	noStream := func() ([]byte, error) { t.Error("streamed although the file was enough"); return nil, nil }
+	for _, tc := range []struct {
+		name       string
+		src        consoleSource
+		read       func(string) ([]string, error)
+		stream     func() ([]byte, error)
+		wantSource string
+		wantLine   string
+		wantErr    string
+	}{
+		{"local log file", consoleSource{file: "/l.log", local: true, pty: true}, readOK, noStream,
+			"file /l.log", panicLine, ""},
+		{"local file unreadable, pty streamed", consoleSource{file: "/l.log", local: true, pty: true, read: 3 * time.Second}, readDenied, streamed,
+			"console stream (3s); the log file is not readable here: open /l.log: permission denied", "Begin: Running /scripts/local-block ... done.", ""},
+		{"local file unreadable, no pty", consoleSource{file: "/l.log", local: true}, readDenied, noStream,
+			"file /l.log", "", "permission denied"},
+		{"remote log file, pty streamed", consoleSource{file: "/l.log", pty: true, host: "h1", read: time.Second}, readOK, streamed,
+			"console stream (1s); the full log is /l.log on the libvirt host h1", "Begin: Running /scripts/local-block ... done.", ""},
+		{"remote file-backed serial", consoleSource{file: "/l.log", host: "h1"}, readOK, noStream,
+			"file /l.log", "", "the file is on the libvirt host h1; read it there"},
+		{"no serial console", consoleSource{local: true}, readOK, noStream, "", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.src.tail(tc.read, tc.stream)
+			if got.Source != tc.wantSource {
+				t.Errorf("source %q, want %q", got.Source, tc.wantSource)
+			}
+			if tc.wantLine != "" && (len(got.Lines) != 1 || got.Lines[0] != tc.wantLine) {
+				t.Errorf("lines %q, want [%q]", got.Lines, tc.wantLine)
+			}
+			if tc.wantLine == "" && len(got.Lines) != 0 {
+				t.Errorf("lines %q, want none", got.Lines)
+			}
+			if (got.Err == nil) != (tc.wantErr == "") || (got.Err != nil && !strings.Contains(got.Err.Error(), tc.wantErr)) {
+				t.Errorf("error %v, want %q", got.Err, tc.wantErr)
+			}
+		})
 	}
 }
