@@ -28,13 +28,14 @@ test-acc: ## Acceptance tests against the real libvirtd (needs `make testenv gue
 	source $(TFPLV_ENV) && TF_ACC=1 go test ./... -timeout 75m -p 1 -v -count=1
 
 # Every layer in order. Layers get env.sh's tofu settings (unit tests of the
-# provider run tofu too) but not TF_ACC nor LIBVIRT_TEST_*: layers that need
+# provider run tofu too) and TERRAFORM_115 (the Terraform 1.15 legs of
+# test-modules and test-install) but not TF_ACC nor LIBVIRT_TEST_*: layers that need
 # libvirtd source env.sh themselves, as test-acc does. A failing layer does not
 # hide the ones after it; the run fails at the end if any layer failed.
 test: ## Every test layer: test environment, guest image, then $(TEST_TARGETS)
 	bash scripts/testenv.sh
 	bash scripts/build-guest-image.sh
-	@eval "$$(grep -E '^export (TOFU|TF_ACC_[A-Z_]+|TF_CLI_CONFIG_FILE|CHECKPOINT_DISABLE|MIRROR_DIR)=' $(TFPLV_ENV))"; \
+	@eval "$$(grep -E '^export (TOFU|TERRAFORM_115|TF_ACC_[A-Z_]+|TF_CLI_CONFIG_FILE|CHECKPOINT_DISABLE|MIRROR_DIR)=' $(TFPLV_ENV))"; \
 	failed=""; passed=0; nfailed=0; for t in $(TEST_TARGETS); do \
 	  start=$$SECONDS; echo "=== make $$t"; \
 	  if $(MAKE) --no-print-directory $$t; then r=ok; passed=$$((passed + 1)); \

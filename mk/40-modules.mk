@@ -6,7 +6,7 @@ MIRROR_DIR            ?= /var/cache/tfplv/mirror
 
 .PHONY: test-modules test-lab-apply test-talos-boot install-talos-standin
 
-test-modules: ## Module test suites (tofu test + terraform test, mock providers), validate of environments/*, fmt -check
+test-modules: ## Module test suites (tofu test, terraform test under Terraform 1.11 and 1.15 in parallel; mock providers), validate of environments/*, fmt -check
 	bash scripts/test-modules.sh
 
 test-lab-apply: ## Real apply + destroy of environments/lab against the local libvirtd (needs `make testenv guest-image`)

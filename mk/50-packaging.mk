@@ -27,7 +27,7 @@ release: $(GORELEASER) ## Signed release of the current tag (needs GPG_FINGERPRI
 	@test -n "$$GPG_FINGERPRINT" || { echo "release: set GPG_FINGERPRINT to the signing key's fingerprint" >&2; exit 1; }
 	$(GORELEASER) release --clean
 
-test-install: $(GORELEASER) ## Snapshot release, offline install from a packed mirror, lock hashes and schema checked
+test-install: $(GORELEASER) ## Snapshot release, offline install from a packed mirror by OpenTofu and Terraform 1.15 (and 1.11), lock hashes and schema checked
 	scripts/test-install.sh
 
 lock-roots: $(GORELEASER) ## Refresh environments/*/.terraform.lock.hcl with this provider's hashes

@@ -15,9 +15,10 @@
 #     the zips (Go's dirhash Hash1, implemented below), and zh: (the zip's
 #     SHA-256) with SHA256SUMS and with any zh: the lock file records;
 #  6. the installed provider must answer `tofu providers schema -json` with
-#     the resource and data source types the source code registers; Terraform
-#     (when installed) must install the same archives, record the same h1:
-#     hashes and see the same types;
+#     the resource and data source types the source code registers;
+#     Terraform 1.15 (and 1.11 when installed) must install the same archives
+#     from the registry.terraform.io namespace of the mirror, record the same
+#     h1: hashes and see the same types;
 #  7. the environment roots' committed lock files are reported current or
 #     STALE (an error only with STRICT_LOCKS=1).
 #
@@ -30,12 +31,17 @@
 #   STRICT_LOCKS=1    fail when an environment lock file is stale
 #   SIGN=0            do not sign the snapshot (default: sign with a throw-away
 #                     GPG key when gpg is installed, and verify the signature)
-#   TOFU, GORELEASER, TERRAFORM  tool paths (TERRAFORM defaults to the one in PATH)
+#   TOFU, GORELEASER  tool paths
+#   TERRAFORM_115     Terraform 1.15 (default /var/cache/tfplv/terraform-1.15.9,
+#                     unpacked by scripts/testenv.sh); required
+#   TERRAFORM         Terraform 1.11 (default: the one in PATH); optional
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOFU=${TOFU:-/var/cache/tfplv/tofu-v1.12.6/tofu}
 GORELEASER=${GORELEASER:-/var/cache/tfplv/goreleaser-v2.15.1/goreleaser}
+TERRAFORM=${TERRAFORM:-$(command -v terraform || true)}
+TERRAFORM_115=${TERRAFORM_115:-/var/cache/tfplv/terraform-1.15.9}
 PROVIDER_HOST=registry.opentofu.org
 PROVIDER_NS=virtxml
 PROVIDER_TYPE=libvirt
@@ -64,6 +70,8 @@ fail() {
 [[ $PROVIDER_VERSION =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] ||
   fail "PROVIDER_VERSION '$PROVIDER_VERSION' is not a semantic version"
 [[ -x $TOFU ]] || fail "OpenTofu not found at $TOFU"
+[[ -x $TERRAFORM_115 ]] ||
+  fail "Terraform 1.15 not found at '$TERRAFORM_115': run scripts/testenv.sh (it unpacks ../shared/peers/terraform/terraform-1.15.9.xz) or set TERRAFORM_115"
 [[ ${REUSE_DIST:-} == 1 || -x $GORELEASER ]] ||
   fail "goreleaser not found at $GORELEASER (make goreleaser builds it)"
 command -v jq >/dev/null || fail "jq is required"
@@ -423,34 +431,66 @@ check_types() {
 check_types resource resources resource_schemas
 check_types "data source" data-sources data_source_schemas
 
-# The same archives must install in Terraform too (registry.terraform.io
-# namespace of the same packed mirror). Skipped when Terraform is not there.
-TERRAFORM=${TERRAFORM:-$(command -v terraform || true)}
-if [[ -n $TERRAFORM && -x $TERRAFORM ]]; then
-  tf_addr=registry.terraform.io/$PROVIDER_NS/$PROVIDER_TYPE
-  # Hard links: Terraform does not follow a symlinked directory in a mirror.
-  mkdir -p "$mirror/$tf_addr"
-  cp -l "$pkgdir"/*.zip "$mirror/$tf_addr/"
-  tfcfg=$work/config-terraform
+# The same archives must install in Terraform too, from the
+# registry.terraform.io namespace of the same packed mirror (the address
+# Terraform gives `virtxml/libvirt`): Terraform 1.15 always, Terraform 1.11
+# when installed. Both run at the same time, each in its own configuration
+# folder; each must record the same h1: hashes and see the same types.
+tf_addr=registry.terraform.io/$PROVIDER_NS/$PROVIDER_TYPE
+# Hard links: Terraform does not follow a symlinked directory in a mirror.
+mkdir -p "$mirror/$tf_addr"
+cp -l "$pkgdir"/*.zip "$mirror/$tf_addr/"
+terraform_leg() {
+  local name=$1 bin=$2 tfcfg=$work/config-$1 tf_h1 tf_zh zh p found
   mkdir -p "$tfcfg"
   cp "$cfg"/*.tf "$tfcfg/"
-  (cd "$tfcfg" && "$TERRAFORM" init -no-color -input=false &&
-    "$TERRAFORM" providers lock -no-color -fs-mirror="$mirror" "${platform_args[@]}") >"$work/tf-init.log" 2>&1 || {
-    cat "$work/tf-init.log" >&2
-    fail "terraform init / providers lock from the packed mirror failed"
+  (cd "$tfcfg" && "$bin" init -no-color -input=false &&
+    "$bin" providers lock -no-color -fs-mirror="$mirror" "${platform_args[@]}") >"$work/$name-init.log" 2>&1 || {
+    cat "$work/$name-init.log" >&2
+    fail "$name: terraform init / providers lock from the packed mirror failed"
   }
-  mapfile -t tf_h1 < <(awk -v addr="\"$tf_addr\"" '$1 == "provider" && $2 == addr {on=1} on {print} on && /^}/ {exit}' \
-    "$tfcfg/.terraform.lock.hcl" | grep -oE '"h1:[^"]+"' | tr -d '"' | sort -u)
-  [[ "${tf_h1[*]}" == "${expected_h1[*]}" ]] || fail "Terraform recorded other h1: hashes than OpenTofu: ${tf_h1[*]}"
-  (cd "$tfcfg" && "$TERRAFORM" providers schema -json) >"$work/tf-schema.json" 2>"$work/tf-schema.err" || {
-    cat "$work/tf-schema.err" >&2
-    fail "terraform providers schema failed with the installed provider"
+  grep -q "Installed $PROVIDER_NS/$PROVIDER_TYPE v$PROVIDER_VERSION" "$work/$name-init.log" ||
+    fail "$name: terraform init did not install $PROVIDER_NS/$PROVIDER_TYPE v$PROVIDER_VERSION: $(cat "$work/$name-init.log")"
+  local block
+  block=$(awk -v addr="\"$tf_addr\"" '$1 == "provider" && $2 == addr {on=1} on {print} on && /^}/ {exit}' "$tfcfg/.terraform.lock.hcl")
+  [[ -n $block ]] || fail "$name: no $tf_addr block in the lock file"
+  mapfile -t tf_h1 < <(grep -oE '"h1:[^"]+"' <<<"$block" | tr -d '"' | sort -u)
+  [[ "${tf_h1[*]}" == "${expected_h1[*]}" ]] || fail "$name recorded other h1: hashes than the archives: ${tf_h1[*]}"
+  mapfile -t tf_zh < <(grep -oE '"zh:[^"]+"' <<<"$block" | tr -d '"' | sort -u)
+  for zh in "${tf_zh[@]}"; do
+    found=false
+    for p in "${!zh_of[@]}"; do [[ ${zh_of[$p]} == "$zh" ]] && found=true; done
+    $found || fail "$name lock file records $zh, which is no archive of this release"
+  done
+  (cd "$tfcfg" && "$bin" providers schema -json) >"$work/$name-schema.json" 2>"$work/$name-schema.err" || {
+    cat "$work/$name-schema.err" >&2
+    fail "$name: terraform providers schema failed with the installed provider"
   }
-  [[ $(jq -c --arg a "$tf_addr" '.provider_schemas[$a].resource_schemas | keys' "$work/tf-schema.json") == \
-    "$(jq -c --arg a "$PROVIDER_ADDR" '.provider_schemas[$a].resource_schemas | keys' "$work/schema.json")" ]] ||
-    fail "Terraform sees other resource types than OpenTofu"
-  log "$("$TERRAFORM" version | head -1): installed from the same mirror, same h1: hashes and resource types"
+  [[ $(jq -r '.provider_schemas | keys | join(",")' "$work/$name-schema.json") == "$tf_addr" ]] ||
+    fail "$name: schema JSON is not keyed by $tf_addr only"
+  for key in resource_schemas data_source_schemas; do
+    [[ $(jq -c --arg a "$tf_addr" --arg k "$key" '.provider_schemas[$a][$k] // {} | keys' "$work/$name-schema.json") == \
+      "$(jq -c --arg a "$PROVIDER_ADDR" --arg k "$key" '.provider_schemas[$a][$k] // {} | keys' "$work/schema.json")" ]] ||
+      fail "$name sees other ${key%_schemas} types than OpenTofu"
+  done
+  log "$("$bin" version | head -1): installed from the same mirror, same h1: hashes (${#tf_zh[@]} zh:), resource and data source types"
+}
+declare -A terraform_bins=([terraform-1.15]=$TERRAFORM_115)
+if [[ -n $TERRAFORM && -x $TERRAFORM ]]; then
+  terraform_bins[terraform-1.11]=$TERRAFORM
+else
+  log "Terraform 1.11 not installed (TERRAFORM): only Terraform 1.15 installs the archives"
 fi
+started=$SECONDS
+declare -A leg_pid
+for name in "${!terraform_bins[@]}"; do
+  terraform_leg "$name" "${terraform_bins[$name]}" &
+  leg_pid[$name]=$!
+done
+leg_failed=()
+for name in "${!leg_pid[@]}"; do wait "${leg_pid[$name]}" || leg_failed+=("$name"); done
+((${#leg_failed[@]} == 0)) || fail "installing with ${leg_failed[*]} failed (see above)"
+log "Terraform legs (${!terraform_bins[*]}) took $((SECONDS - started))s, in parallel"
 
 installed=$(find "$cfg/.terraform/providers/$PROVIDER_ADDR/$PROVIDER_VERSION" -type f -name "${PROJECT}_v*")
 log "installed binary $(basename "$installed"): $(stat -c %s "$installed") bytes"

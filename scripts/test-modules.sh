@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
 # Module tests, offline: builds the provider and the siderolabs/talos schema
 # stand-in (tools/talos-standin) into a private filesystem mirror, then for
-# OpenTofu and Terraform each: `test` on modules/libvirt-vm and
-# modules/talos-cluster (mock providers), `validate` on every environment root
-# (and `test` on a root that has a tests/ folder), and `fmt -check`. Each tool
-# runs in its own copy of modules/ and environments/, so their .terraform
-# folders and lock files never mix and the checkout stays clean. Prints each tool's own summary line per module.
+# each tool (OpenTofu, Terraform 1.11, Terraform 1.15): `test` on
+# modules/libvirt-vm and modules/talos-cluster (mock providers), `validate` on
+# every environment root (and `test` on a root that has a tests/ folder), and
+# `fmt -check`. Each tool runs in its own copy of modules/ and environments/,
+# so their .terraform folders and lock files never mix and the checkout stays
+# clean; that is also why the tools' legs can run at the same time (they share
+# only the read-only mirror). Prints each tool's own summary line per module.
 #
-# Env: TOFU (default /var/cache/tfplv/tofu-v1.12.6/tofu), TERRAFORM (default
-# terraform), MODULES_TEST_TOOLS (default "tofu terraform"), WORK_DIR (default:
-# a new temporary folder, removed at the end unless KEEP_WORK=1).
+# Env: TOFU (default /var/cache/tfplv/tofu-v1.12.6/tofu), TERRAFORM (Terraform
+# 1.11, default terraform in PATH), TERRAFORM_115 (Terraform 1.15, default
+# /var/cache/tfplv/terraform-1.15.9, unpacked by scripts/testenv.sh),
+# MODULES_TEST_TOOLS (default "tofu terraform terraform-1.15"),
+# MODULES_TEST_PARALLEL (default 1: the legs run at the same time; 0: one
+# after the other), WORK_DIR (default: a new temporary folder, removed at the
+# end unless KEEP_WORK=1).
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 TOFU="${TOFU:-/var/cache/tfplv/tofu-v1.12.6/tofu}"
 TERRAFORM="${TERRAFORM:-$(command -v terraform || echo /usr/local/bin/terraform)}"
-TOOLS="${MODULES_TEST_TOOLS:-tofu terraform}"
+TERRAFORM_115="${TERRAFORM_115:-/var/cache/tfplv/terraform-1.15.9}"
+TOOLS="${MODULES_TEST_TOOLS:-tofu terraform terraform-1.15}"
+PARALLEL="${MODULES_TEST_PARALLEL:-1}"
 MODULES=(libvirt-vm talos-cluster)
 ROOTS=(lab talos-lab production)
 TALOS_VERSION=0.11.0
@@ -32,12 +40,24 @@ log() { printf '[test-modules %s] %s\n' "$(date +%T)" "$*"; }
 failures=()
 fail() { failures+=("$1"); log "FAILED: $1"; }
 
-for tool in $TOOLS; do
-  case $tool in
-  tofu) [[ -x "$TOFU" ]] || { echo "OpenTofu not found at $TOFU (run scripts/testenv.sh or set TOFU)" >&2; exit 2; } ;;
-  terraform) [[ -x "$TERRAFORM" ]] || { echo "terraform not found (set TERRAFORM)" >&2; exit 2; } ;;
-  *) echo "unknown tool $tool in MODULES_TEST_TOOLS" >&2; exit 2 ;;
+# tool_bin prints the binary of a tool name, or fails saying how to get it.
+tool_bin() {
+  case $1 in
+  tofu) [[ -x "$TOFU" ]] || { echo "OpenTofu not found at $TOFU (run scripts/testenv.sh or set TOFU)" >&2; return 2; }
+    echo "$TOFU" ;;
+  terraform) [[ -x "$TERRAFORM" ]] || { echo "Terraform 1.11 not found at '$TERRAFORM' (put terraform in PATH or set TERRAFORM)" >&2; return 2; }
+    echo "$TERRAFORM" ;;
+  terraform-1.15) [[ -x "$TERRAFORM_115" ]] || {
+      echo "Terraform 1.15 not found at '$TERRAFORM_115': run scripts/testenv.sh (it unpacks ../shared/peers/terraform/terraform-1.15.9.xz)," \
+        "set TERRAFORM_115, or leave it out with MODULES_TEST_TOOLS=\"tofu terraform\"" >&2
+      return 2
+    }
+    echo "$TERRAFORM_115" ;;
+  *) echo "unknown tool $1 in MODULES_TEST_TOOLS (known: tofu terraform terraform-1.15)" >&2; return 2 ;;
   esac
+}
+for tool in $TOOLS; do
+  tool_bin "$tool" >/dev/null || exit 2
 done
 
 # --- provider + stand-in into a private mirror -----------------------------
@@ -60,10 +80,13 @@ export TF_CLI_CONFIG_FILE="$CLI_CONFIG"
 export CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1
 unset TF_PLUGIN_CACHE_DIR
 
-summaries=()
-for tool in $TOOLS; do
-  bin=$TOFU
-  [[ $tool == terraform ]] && bin=$TERRAFORM
+# run_leg runs one tool's fmt, tests and validations in its own tree. It
+# logs to stdout and writes its summary lines and failures to
+# $WORK_DIR/<tool>.summaries and $WORK_DIR/<tool>.failures.
+run_leg() {
+  local tool=$1 bin tree dir m r t rc summary
+  local summaries=() failures=() # fail() appends to this leg's failures
+  bin=$(tool_bin "$tool")
   tree="$WORK_DIR/$tool"
   mkdir -p "$tree"
   # Copy without local state, lock files or .terraform folders: the lock
@@ -122,6 +145,34 @@ for tool in $TOOLS; do
       log "${summaries[-1]}"
     fi
   done
+  log "$tool: $("$bin" version | head -1), leg done"
+  printf '%s\n' "${summaries[@]}" >"$WORK_DIR/$tool.summaries"
+  printf '%s\n' "${failures[@]}" | grep . >"$WORK_DIR/$tool.failures"
+}
+
+# The legs: at the same time (each writes its log, printed whole at the
+# end so the lines of one tool stay together), or one after the other.
+t=$SECONDS
+pids=()
+for tool in $TOOLS; do
+  if [[ $PARALLEL == 1 ]]; then
+    run_leg "$tool" >"$WORK_DIR/$tool.log" 2>&1 &
+    pids+=($!)
+  else
+    run_leg "$tool"
+  fi
+done
+if [[ $PARALLEL == 1 ]]; then
+  for pid in "${pids[@]}"; do wait "$pid"; done
+  for tool in $TOOLS; do cat "$WORK_DIR/$tool.log"; done
+fi
+log "legs ($TOOLS) finished in $((SECONDS - t))s ($([[ $PARALLEL == 1 ]] && echo "in parallel" || echo "one after the other"))"
+
+summaries=()
+for tool in $TOOLS; do
+  [[ -f $WORK_DIR/$tool.summaries ]] || { failures+=("$tool: leg ended without a summary"); continue; }
+  mapfile -t -O "${#summaries[@]}" summaries <"$WORK_DIR/$tool.summaries"
+  [[ -s $WORK_DIR/$tool.failures ]] && mapfile -t -O "${#failures[@]}" failures <"$WORK_DIR/$tool.failures"
 done
 
 echo

@@ -377,8 +377,8 @@ func (d *domainInterfaceAddressesDataSource) readWaiting(ctx context.Context, do
 		what = fmt.Sprintf("address on every interface (%s)", strings.Join(wantMACs, ", "))
 	}
 	diags.AddAttributeError(path.Root("wait"), "Timed out waiting for domain interface addresses",
-		fmt.Sprintf("Domain %s had no %s after %s (wait.until = %q, source = %q). Last seen:\n%s",
-			dom.name, what, timeout, waitFor, source, strings.Join(lines, "\n")))
+		fmt.Sprintf("Domain %s had no %s after %s (wait.until = %q, source = %q). Last seen:\n%s\n\n%s",
+			dom.name, what, timeout, waitFor, source, strings.Join(lines, "\n"), diagnoseBoot(ctx, d.client, dom.uuid)))
 	return nil
 }
 

@@ -108,8 +108,8 @@ func (r *domainResource) waitForIPs(ctx context.Context, id, name string, waits 
 				for _, o := range last {
 					lines = append(lines, o.String())
 				}
-				return fmt.Errorf("interface %d (%s) of domain %q has no IPv4 address after %s (wait_for_ip, source %s); last seen:\n%s",
-					w.index, mac, dom.name, w.timeout, w.source, strings.Join(lines, "\n"))
+				return fmt.Errorf("interface %d (%s) of domain %q has no IPv4 address after %s (wait_for_ip, source %s); last seen:\n%s\n\n%s",
+					w.index, mac, dom.name, w.timeout, w.source, strings.Join(lines, "\n"), diagnoseBoot(ctx, r.Client(), id))
 			}
 			select {
 			case <-ctx.Done():

@@ -38,7 +38,9 @@ var DomainPolicy = Policy{
 		Path: "devices.interfaces", Name: "wait_for_ip",
 		Description: "Not XML: when the provider starts the domain (create, or `running` turning true), wait until this " +
 			"interface has an IPv4 address (dmacvicar/libvirt 0.9.x's spelling; the `libvirt_domain_interface_addresses` " +
-			"data source reads the addresses). A wait that times out fails the apply and leaves the domain tainted.",
+			"data source reads the addresses). A wait that times out fails the apply and leaves the domain tainted; its error says " +
+			"what the domain showed: its state, the last lines of its serial console, the DHCP leases of its networks and whether " +
+			"the guest agent answered (guide \"My VM never got an IP\").",
 		Fields: map[string]string{
 			"source":  "Where to read the address: `lease` (the libvirt network's DHCP lease), `agent` (the QEMU guest agent) or `any` (the first that reports one). Default: `any`.",
 			"timeout": "Seconds to wait. Default: 300.",
