@@ -24,8 +24,12 @@ quickstart: testenv guest-image install-local ## Apply examples/quickstart with 
 test-quickstart: ## The quickstart as a user runs it: apply, outputs, the printed destroy command, nothing left
 	bash scripts/test-quickstart.sh
 
+# Acceptance tests with a layer of their own (which runs them with what they
+# need), left out here so they do not run twice.
+ACC_OWN_LAYER = ^TestAccAdoptHost_
+
 test-acc: ## Acceptance tests against the real libvirtd (needs `make testenv guest-image`)
-	source $(TFPLV_ENV) && TF_ACC=1 go test ./... -timeout 75m -p 1 -v -count=1
+	source $(TFPLV_ENV) && TF_ACC=1 go test ./... -timeout 75m -p 1 -v -count=1 -skip '$(ACC_OWN_LAYER)'
 
 # Every layer in order. Layers get env.sh's tofu settings (unit tests of the
 # provider run tofu too) and TERRAFORM_115 (the Terraform 1.15 legs of
