@@ -483,22 +483,26 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	want, wantOK := sizeBytes(plan, "capacity")
 	have, _ := sizeBytes(prior, "capacity")
-	if wantOK && want > have {
-		volPath, _ := treeresource.String(prior, "path")
-		live, err := libvirtops.Volumes(r.Client()).Grow(ctx, key, volPath, want)
-		if len(live) > 0 {
-			tflog.Info(ctx, "volume grown live in running domains", map[string]any{"volume": key, "disks": live, "bytes": want})
-		}
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("capacity"), "Cannot grow volume", fmt.Sprintf("resizing %s to %d bytes: %v", key, want, err))
-			return
-		}
-	} else if wantOK && want < have {
+	if wantOK && want < have {
 		resp.Diagnostics.AddAttributeError(path.Root("capacity"), "Volume cannot shrink",
 			fmt.Sprintf("capacity %d bytes is smaller than the volume's current %d bytes", want, have))
 		return
 	}
-	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: key, Prior: plan}, &resp.State, &resp.Diagnostics)
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: key, Prior: plan, Attr: path.Root("capacity"),
+		Apply: func(*diag.Diagnostics) (string, error) {
+			if !wantOK || want == have {
+				return "", nil
+			}
+			volPath, _ := treeresource.String(prior, "path")
+			live, err := libvirtops.Volumes(r.Client()).Grow(ctx, key, volPath, want)
+			if len(live) > 0 {
+				tflog.Info(ctx, "volume grown live in running domains", map[string]any{"volume": key, "disks": live, "bytes": want})
+			}
+			if err != nil {
+				return "", fmt.Errorf("growing %s to %d bytes: %w", key, want, err)
+			}
+			return "", nil
+		}}, &resp.State, &resp.Diagnostics)
 }
 
 func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
