@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -71,9 +72,10 @@ func NewDomainSnapshotResource() resource.Resource {
 		}
 	}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.DomainSnapshot]{
-		Name:  "domain_snapshot",
-		Noun:  "snapshot",
-		Model: xmlschema.DomainSnapshot(),
+		Routing: hostroute.Attributes("snapshot"),
+		Name:    "domain_snapshot",
+		Noun:    "snapshot",
+		Model:   xmlschema.DomainSnapshot(),
 		Description: "A snapshot of a libvirt domain, taken with virDomainSnapshotCreateXML. The attributes mirror the " +
 			"libvirt snapshot XML (https://libvirt.org/formatsnapshot.html); the domain definition libvirt stores inside " +
 			"the snapshot is not part of the schema. `domain` is the domain's UUID (`libvirt_domain.<name>.id`).\n\n" +

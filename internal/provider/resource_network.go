@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -31,8 +32,9 @@ var (
 func NewNetworkResource() resource.Resource {
 	r := &networkResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.Network]{
-		Name:  "network",
-		Model: xmlschema.Network(),
+		Routing: hostroute.Attributes("network"),
+		Name:    "network",
+		Model:   xmlschema.Network(),
 		Description: "A libvirt virtual network. The attributes mirror the libvirt network XML " +
 			"(https://libvirt.org/formatnetwork.html) one to one. The network is defined and started; " +
 			"changes to DHCP host reservations (`ips[].dhcp.hosts`) and DNS hosts (`dns.host`) are applied live " +

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -31,8 +32,9 @@ var (
 func NewPoolResource() resource.Resource {
 	r := &poolResource{}
 	spec := treeresource.Spec[libvirtxml.StoragePool]{
-		Name:  "pool",
-		Model: xmlschema.StoragePool(),
+		Routing: hostroute.Attributes("pool"),
+		Name:    "pool",
+		Model:   xmlschema.StoragePool(),
 		Description: "A libvirt storage pool. The attributes mirror the libvirt storage pool XML " +
 			"(https://libvirt.org/formatstorage.html) one to one; `name` and `type` are required. " +
 			"The pool is defined, built when its type needs it (`dir`, `fs` and `netfs` create their target directory; " +

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -47,8 +48,9 @@ var secretUsageTypes = map[string]struct {
 func NewSecretResource() resource.Resource {
 	r := &secretResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.Secret]{
-		Name:  "secret",
-		Model: xmlschema.Secret(),
+		Routing: hostroute.Attributes("secret"),
+		Name:    "secret",
+		Model:   xmlschema.Secret(),
 		Description: "A libvirt secret (https://libvirt.org/formatsecret.html): a passphrase or key that libvirt hands to " +
 			"QEMU for an encrypted volume (LUKS), a Ceph or iSCSI pool, TLS or a vTPM, without putting it into domain or volume XML. " +
 			"The attributes mirror the secret XML one to one; the value is set with `value` (text), `value_base64` (bytes) or " +

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
@@ -39,6 +40,7 @@ const volumeCreateTimeout = 30 * time.Minute
 func NewVolumeResource() resource.Resource {
 	r := &volumeResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.StorageVolume]{
+		Routing:  hostroute.Attributes("volume"),
 		Name:     "volume",
 		Model:    xmlschema.StorageVolume(),
 		ImportID: "key or \"pool/name\"",
