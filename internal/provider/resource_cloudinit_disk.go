@@ -135,18 +135,9 @@ func (r *cloudinitDiskResource) ModifyPlan(ctx context.Context, req resource.Mod
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if plan.Directory.IsUnknown() {
-		var config cloudinitDiskModel
-		resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		if config.Directory.IsNull() {
-			plan.Directory = types.StringValue(defaultCloudinitDirectory(&resp.Diagnostics))
-			if resp.Diagnostics.HasError() {
-				return
-			}
-		}
+	plan.Directory = plannedDirectory(ctx, req, plan.Directory, defaultCloudinitDirectory, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	if !cloudinitInputsKnown(plan) {
 		return

@@ -170,18 +170,9 @@ func (r *firstbootFileResource) ModifyPlan(ctx context.Context, req resource.Mod
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if plan.Directory.IsUnknown() {
-		var config firstbootFileModel
-		resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		if config.Directory.IsNull() {
-			plan.Directory = types.StringValue(r.defaultDirectory(&resp.Diagnostics))
-			if resp.Diagnostics.HasError() {
-				return
-			}
-		}
+	plan.Directory = plannedDirectory(ctx, req, plan.Directory, r.defaultDirectory, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	if plan.Name.IsUnknown() || plan.Content.IsUnknown() || plan.Directory.IsUnknown() {
 		return
@@ -399,4 +390,21 @@ func ignitionProblem(content string) string {
 		return "ignition.version is missing or empty"
 	}
 	return ""
+}
+
+// plannedDirectory is the directory a file written at apply (first-boot
+// file, cloud-init disk) plans: the planned value, or the default when it is
+// unknown because the configuration does not set it, so that path is known
+// at plan.
+func plannedDirectory(ctx context.Context, req resource.ModifyPlanRequest, planned types.String,
+	defaultDirectory func(*diag.Diagnostics) string, diags *diag.Diagnostics) types.String {
+	if !planned.IsUnknown() {
+		return planned
+	}
+	var configured types.String
+	diags.Append(req.Config.GetAttribute(ctx, path.Root("directory"), &configured)...)
+	if diags.HasError() || !configured.IsNull() {
+		return planned
+	}
+	return types.StringValue(defaultDirectory(diags))
 }
