@@ -391,20 +391,3 @@ func ignitionProblem(content string) string {
 	}
 	return ""
 }
-
-// plannedDirectory is the directory a file written at apply (first-boot
-// file, cloud-init disk) plans: the planned value, or the default when it is
-// unknown because the configuration does not set it, so that path is known
-// at plan.
-func plannedDirectory(ctx context.Context, req resource.ModifyPlanRequest, planned types.String,
-	defaultDirectory func(*diag.Diagnostics) string, diags *diag.Diagnostics) types.String {
-	if !planned.IsUnknown() {
-		return planned
-	}
-	var configured types.String
-	diags.Append(req.Config.GetAttribute(ctx, path.Root("directory"), &configured)...)
-	if diags.HasError() || !configured.IsNull() {
-		return planned
-	}
-	return types.StringValue(defaultDirectory(diags))
-}
