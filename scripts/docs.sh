@@ -83,6 +83,74 @@ log "reading the schema with $("$TOFU" version | head -1)"
   exit 1
 }
 
+# ---- Actions: Terraform only ----------------------------------------------
+#
+# OpenTofu knows no actions: its schema has none, and `action` blocks do not
+# validate with it. The action schemas come from Terraform 1.14+ (the test
+# environment's TERRAFORM_115) reading the same build, added to the schema
+# tfplugindocs renders from; examples/actions is checked with it (tf_actions
+# below), and documentation blocks of actions carry a `not validated` marker.
+TERRAFORM=${TERRAFORM:-${TERRAFORM_115:-/var/cache/tfplv/terraform-1.15.9}}
+TF_PROVIDER_ADDR=registry.terraform.io/virtxml/libvirt
+if [[ ! -x $TERRAFORM ]]; then
+  echo "docs: Terraform 1.14+ not found at $TERRAFORM (set TERRAFORM=/path/to/terraform): it reads the action schemas" >&2
+  exit 1
+fi
+mkdir -p "$work/tf-root"
+cat >"$work/terraformrc" <<EOF
+disable_checkpoint = true
+provider_installation {
+  dev_overrides {
+    "$TF_PROVIDER_ADDR" = "$work/plugins"
+  }
+  filesystem_mirror {
+    path = "$work/empty-mirror"
+  }
+}
+EOF
+sed "s|$PROVIDER_ADDR|$TF_PROVIDER_ADDR|" "$work/root/main.tf" >"$work/tf-root/main.tf"
+# tf_run DIR ARGS...: Terraform in DIR with the provider under dev_overrides.
+tf_run() {
+  local dir=$1
+  shift
+  (cd "$dir" && TF_CLI_CONFIG_FILE="$work/terraformrc" "$TERRAFORM" "$@")
+}
+log "reading the action schemas with $("$TERRAFORM" version | head -1)"
+tf_run "$work/tf-root" providers schema -json >"$work/schema-tf.json" 2>"$work/schema.err" || {
+  cat "$work/schema.err" >&2
+  exit 1
+}
+jq --arg addr "$PROVIDER_ADDR" --arg tfaddr "$TF_PROVIDER_ADDR" --slurpfile tf "$work/schema-tf.json" '
+  .provider_schemas[$addr].action_schemas = ($tf[0].provider_schemas[$tfaddr].action_schemas // {})' \
+  "$work/schema-full.json" >"$work/schema-merged.json"
+mv "$work/schema-merged.json" "$work/schema-full.json"
+
+# tf_actions: terraform fmt -check and validate for each examples/actions
+# configuration.
+tf_actions() {
+  local f dir bad=0
+  for f in examples/actions/*/action.tf; do
+    [[ -f $f ]] || continue
+    dir=$work/tf-ex/$(dirname "$f" | tr / _)
+    mkdir -p "$dir"
+    cp "$(dirname "$f")"/*.tf "$dir/"
+    cp "$work/tf-root/main.tf" "$dir/zz_required_providers.tf"
+    if ! "$TERRAFORM" fmt -check -diff "$dir" >"$work/tf-fmt.log" 2>&1; then
+      cat "$work/tf-fmt.log" >&2
+      echo "docs: $f is not formatted like terraform fmt" >&2
+      bad=1
+    fi
+    if tf_run "$dir" validate -no-color >"$work/tf-validate.log" 2>&1; then
+      log "hcl: $f validates (Terraform)"
+    else
+      cat "$work/tf-validate.log" >&2
+      echo "docs: $f does not validate with Terraform" >&2
+      bad=1
+    fi
+  done
+  return $bad
+}
+
 # ---- HCL checks: examples/ and every HCL block of the documentation --------
 #
 # tofu fmt -check and tofu validate, against the provider built above, for
@@ -397,6 +465,7 @@ check_examples() {
   mkdir -p "$work/home/.ssh"
   echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDocsCheckPlaceholderKeyOnly docs-check" >"$work/home/.ssh/id_ed25519.pub"
   check_example_dirs || bad=1
+  tf_actions || bad=1
   check_doc_blocks || bad=1
   return $bad
 }
@@ -412,7 +481,7 @@ jq --arg addr "$PROVIDER_ADDR" --arg name "$PROVIDER_NAME" '
   | .provider_schemas = {($name): .provider_schemas[$addr]}' \
   "$work/schema-full.json" >"$work/schema.json"
 log "schema: $(jq -r --arg n "$PROVIDER_NAME" '.provider_schemas[$n] |
-  "\((.resource_schemas // {}) | length) resources, \((.data_source_schemas // {}) | length) data sources"' "$work/schema.json")"
+  "\((.resource_schemas // {}) | length) resources, \((.data_source_schemas // {}) | length) data sources, \((.action_schemas // {}) | length) actions"' "$work/schema.json")"
 
 tfplugindocs() { go run github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs "$@"; }
 

@@ -26,7 +26,9 @@ import (
 //   - apply: a change of nothing but the host's name, between names with the
 //     same uri, is stored without calling the resource;
 //   - import: an ID "NAME/ID" whose NAME is one of the provider's hosts
-//     imports ID from that host and records host = NAME.
+//     imports ID from that host and records host = NAME;
+//   - actions: an action's plan and invocation go to the host its host
+//     attribute names.
 type Server struct {
 	*treeresource.Server
 	// hosts is the provider's host set (nil before it is configured)
@@ -212,6 +214,37 @@ func (s *Server) ImportResourceState(ctx context.Context, req *tfprotov6.ImportR
 		resp.ImportedResources[i].State = st
 	}
 	return resp, nil
+}
+
+// PlanAction plans an action on the host its configuration names (its host
+// attribute, as a resource's).
+func (s *Server) PlanAction(ctx context.Context, req *tfprotov6.PlanActionRequest) (*tfprotov6.PlanActionResponse, error) {
+	return s.Server.PlanAction(withHost(ctx, s.actionHost(ctx, req.ActionType, req.Config)), req)
+}
+
+// InvokeAction runs an action on the host its configuration names. The
+// framework runs the action with this context after InvokeAction returned
+// (the response's event stream), so the host travels with it.
+func (s *Server) InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error) {
+	return s.Server.InvokeAction(withHost(ctx, s.actionHost(ctx, req.ActionType, req.Config)), req)
+}
+
+// actionHost reads the host attribute of an action's configuration,
+// decoded with the action's schema type; an action without one runs on the
+// provider's uri.
+func (s *Server) actionHost(ctx context.Context, actionType string, config *tfprotov6.DynamicValue) Ref {
+	resp, err := s.Server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil || resp == nil || config == nil {
+		return Ref{Null: true}
+	}
+	sch := resp.ActionSchemas[actionType]
+	if sch == nil || sch.Schema == nil {
+		return Ref{Null: true}
+	}
+	if h, ok := hostOf(config.Unmarshal(sch.Schema.ValueType())); ok {
+		return h
+	}
+	return Ref{Null: true}
 }
 
 // setHost returns the value dv with its host attribute set to name.

@@ -25,8 +25,18 @@ func (d *localDialer) Dial() (net.Conn, error) {
 	if err != nil {
 		return nil, localDialError(d.socket, d.fromURI, err)
 	}
+	if uc, ok := c.(*net.UnixConn); ok {
+		// a whole stream packet (256 KiB) fits the socket in one write:
+		// the default (208 KiB) splits each packet into partial writes,
+		// and each wait for the socket to drain is a wake-up that costs
+		// much on a loaded machine. The kernel caps it at wmem_max.
+		_ = uc.SetWriteBuffer(StreamWriteBuffer)
+	}
 	return c, nil
 }
+
+// StreamWriteBuffer is the send buffer asked for on the local socket.
+var StreamWriteBuffer = 4 << 20
 
 // tcpDialer opens qemu+tcp:// (unencrypted; libvirtd must have
 // listen_tcp=1 and usually SASL).

@@ -3,7 +3,9 @@
 // lookup by UUID, name or key, fetching the XML, define, start and stop,
 // removal, the name-collision check, and the longer procedures built on them
 // (the hot-plug diff, live network updates, migration, resize, address
-// polling).
+// polling), and the day-2 operations the actions run (reboot, reset,
+// shutdown, snapshot revert, and filesystem growth in the guest through the
+// QEMU guest agent).
 //
 // It speaks go-libvirt and libvirtxml and nothing of Terraform: the resources
 // and data sources in internal/provider call it and turn its results and

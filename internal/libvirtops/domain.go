@@ -264,31 +264,63 @@ func startDomain(l *libvirt.Libvirt, dom libvirt.Domain, opts DomainOptions) err
 // stopDomain asks the guest to shut down (ACPI) and forces it off when it
 // has not stopped within timeout. A stopped domain is left alone.
 func stopDomain(ctx context.Context, l *libvirt.Libvirt, dom libvirt.Domain, timeout time.Duration, graceful bool) error {
+	_, err := stopDomainReporting(ctx, l, dom, timeout, graceful, nil)
+	return err
+}
+
+// StopOutcome is how a domain stopped.
+type StopOutcome int
+
+const (
+	// StopWasOff: the domain was not running.
+	StopWasOff StopOutcome = iota
+	// StopGraceful: the guest shut down within the timeout.
+	StopGraceful
+	// StopForced: the domain was forced off.
+	StopForced
+)
+
+// stopDomainReporting is stopDomain telling report (when not nil) what it
+// does, and returning how the domain stopped.
+func stopDomainReporting(ctx context.Context, l *libvirt.Libvirt, dom libvirt.Domain, timeout time.Duration, graceful bool, report func(string)) (StopOutcome, error) {
+	if report == nil {
+		report = func(string) {}
+	}
 	state, _, err := l.DomainGetState(dom, 0)
 	if err != nil {
-		return err
+		return StopWasOff, err
 	}
 	if libvirt.DomainState(state) == libvirt.DomainShutoff {
-		return nil
+		return StopWasOff, nil
 	}
-	if timeout > 0 && canShutDown(l, dom, libvirt.DomainState(state)) {
-		if err := l.DomainShutdown(dom); err == nil {
-			deadline := time.Now().Add(timeout)
-			for time.Now().Before(deadline) {
-				state, _, err := l.DomainGetState(dom, 0)
-				if err != nil {
-					return err
-				}
-				if libvirt.DomainState(state) == libvirt.DomainShutoff {
-					return nil
-				}
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(500 * time.Millisecond):
-				}
+	switch {
+	case timeout <= 0:
+		report("no shutdown timeout: forcing the domain off")
+	case !canShutDown(l, dom, libvirt.DomainState(state)):
+		report("the guest cannot be asked to shut down (paused, or neither ACPI nor a guest agent channel): forcing it off")
+	default:
+		err := l.DomainShutdown(dom)
+		if err != nil {
+			report(fmt.Sprintf("the shutdown request failed (%v): forcing the domain off", libvirtconn.WrapError(err)))
+			break
+		}
+		report(fmt.Sprintf("shutdown requested; waiting up to %v for the guest to stop", timeout))
+		deadline := time.Now().Add(timeout)
+		for time.Now().Before(deadline) {
+			state, _, err := l.DomainGetState(dom, 0)
+			if err != nil {
+				return StopWasOff, err
+			}
+			if libvirt.DomainState(state) == libvirt.DomainShutoff {
+				return StopGraceful, nil
+			}
+			select {
+			case <-ctx.Done():
+				return StopWasOff, ctx.Err()
+			case <-time.After(500 * time.Millisecond):
 			}
 		}
+		report(fmt.Sprintf("the guest did not stop within %v: forcing it off", timeout))
 	}
 	var destroyFlags libvirt.DomainDestroyFlagsValues
 	if graceful {
@@ -297,11 +329,11 @@ func stopDomain(ctx context.Context, l *libvirt.Libvirt, dom libvirt.Domain, tim
 	if err := l.DomainDestroyFlags(dom, destroyFlags); err != nil {
 		var le libvirt.Error
 		if errors.As(err, &le) && libvirt.ErrorNumber(le.Code) == libvirt.ErrOperationInvalid {
-			return nil // stopped meanwhile
+			return StopGraceful, nil // stopped meanwhile
 		}
-		return fmt.Errorf("forcing the domain off: %w", err)
+		return StopWasOff, fmt.Errorf("forcing the domain off: %w", err)
 	}
-	return nil
+	return StopForced, nil
 }
 
 // undefineDomain removes the definition with its NVRAM file, managed-save

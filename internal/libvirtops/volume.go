@@ -381,24 +381,29 @@ func backingUsers(l *libvirt.Libvirt, volPath string) ([]string, error) {
 	return users, nil
 }
 
-// Compare compares the volume with this key with the content at url; nil
-// means the volume begins with the whole content.
-func (v Volume) Compare(ctx context.Context, key, url string) (*storage.Difference, error) {
+// Compare compares the volume with this key with the content open opens
+// (again when the connection broke mid-way: a half-read source cannot be
+// compared); a nil difference means the volume begins with the whole
+// content. The source read, closed, is returned with it: after a match its
+// Digest and Written say what was verified.
+func (v Volume) Compare(ctx context.Context, key string, open func() (*storage.Source, error)) (*storage.Difference, *storage.Source, error) {
 	var diff *storage.Difference
+	var read *storage.Source
 	err := v.c.Do(ctx, func(l *libvirt.Libvirt) error {
 		vol, err := volumeByID(l, key)
 		if err != nil {
 			return err
 		}
-		src, err := storage.Open(ctx, url)
+		src, err := open()
 		if err != nil {
 			return err
 		}
 		defer src.Close()
+		read = src
 		diff, err = storage.Compare(ctx, l, vol, src)
 		return err
 	})
-	return diff, err
+	return diff, read, err
 }
 
 // Digest reads the first length bytes of the volume with this key through

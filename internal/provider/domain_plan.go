@@ -14,6 +14,7 @@ import (
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
+	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
 // minMemoryKiB is the size under which a memory value without a unit is
@@ -76,7 +77,10 @@ func (r *domainResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		resp.Diagnostics.AddAttributeWarning(path.Root("name"), "Renaming restarts the domain",
 			fmt.Sprintf("libvirt renames only stopped domains: %q will be shut down, renamed to %q and started again.", oldDoc.Name, name))
 	}
-	needsRestart := libvirtops.NeedsRestart(oldDoc, newDoc)
+	// a new console password (its write-only version changed) is in
+	// neither document: it is a graphics change of its own, for the next boot
+	passwordChanged := xmlschema.Domain().WriteOnlyVersionsChanged(plan, state)
+	needsRestart := libvirtops.NeedsRestart(oldDoc, newDoc) || passwordChanged
 	restart, _ := treeresource.Bool(plan, attrRestartOnChange)
 	if oldDoc.Name == newDoc.Name && (!needsRestart || !restart) && sameGraphics(oldDoc, newDoc) {
 		// no restart and the same consoles: the live ports stay

@@ -20,7 +20,10 @@ import (
 // DefaultURI is used when neither the uri attribute nor LIBVIRT_DEFAULT_URI is set.
 const DefaultURI = hostroute.DefaultURI
 
-var _ provider.Provider = (*libvirtProvider)(nil)
+var (
+	_ provider.Provider            = (*libvirtProvider)(nil)
+	_ provider.ProviderWithActions = (*libvirtProvider)(nil)
+)
 
 type libvirtProvider struct {
 	version string
@@ -88,6 +91,7 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 	p.hosts = hosts
 	resp.ResourceData = hosts
 	resp.DataSourceData = hosts
+	resp.ActionData = hosts
 }
 
 // Resources lists every resource the provider serves.

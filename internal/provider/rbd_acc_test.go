@@ -378,7 +378,7 @@ func TestAccRBD_poolVolumeUpload(t *testing.T) {
 				ImportState:             true,
 				ImportStateId:           rbdPrefix + "/" + rbdPrefix + "-qcow2",
 				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"create", "allocation", "allocation_unit"},
+				ImportStateVerifyIgnore: []string{"create", "allocation", "allocation_unit", "content_source", "content_bytes"},
 			},
 			{
 				ResourceName:      "libvirt_pool.rbd_a",

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -23,9 +24,13 @@ import (
 )
 
 var (
-	_ resource.Resource               = (*cloudinitDiskResource)(nil)
-	_ resource.ResourceWithModifyPlan = (*cloudinitDiskResource)(nil)
+	_ resource.Resource                   = (*cloudinitDiskResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*cloudinitDiskResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*cloudinitDiskResource)(nil)
 )
+
+// cloudinitWriteOnly are the inputs with a write-only twin (firstboot_writeonly.go).
+var cloudinitWriteOnly = []writeOnlyInput{{"user_data"}, {"network_config"}, {"vendor_data"}}
 
 // NewCloudinitDiskResource returns the libvirt_cloudinit_disk resource.
 func NewCloudinitDiskResource() resource.Resource { return &cloudinitDiskResource{} }
@@ -45,6 +50,50 @@ type cloudinitDiskModel struct {
 	Path          types.String `tfsdk:"path"`
 	Checksum      types.String `tfsdk:"checksum"`
 	Size          types.Int64  `tfsdk:"size"`
+
+	UserDataWO             types.String `tfsdk:"user_data_wo"`
+	UserDataWOVersion      types.Int64  `tfsdk:"user_data_wo_version"`
+	NetworkConfigWO        types.String `tfsdk:"network_config_wo"`
+	NetworkConfigWOVersion types.Int64  `tfsdk:"network_config_wo_version"`
+	VendorDataWO           types.String `tfsdk:"vendor_data_wo"`
+	VendorDataWOVersion    types.Int64  `tfsdk:"vendor_data_wo_version"`
+}
+
+// writeOnly reports whether the image is built from write-only content: a
+// version is set (ValidateConfig requires one with each write-only value).
+func (m cloudinitDiskModel) writeOnly() bool {
+	return !m.UserDataWOVersion.IsNull() || !m.NetworkConfigWOVersion.IsNull() || !m.VendorDataWOVersion.IsNull()
+}
+
+// identity is what names an image built from write-only content: the plain
+// inputs and the versions.
+func (m cloudinitDiskModel) identity() string {
+	return identityDigest(
+		[2]string{"user_data", m.UserData.ValueString()},
+		[2]string{"meta_data", m.MetaData.ValueString()},
+		[2]string{"network_config", m.NetworkConfig.ValueString()},
+		[2]string{"vendor_data", m.VendorData.ValueString()},
+		versionPart("user_data_wo_version", m.UserDataWOVersion),
+		versionPart("network_config_wo_version", m.NetworkConfigWOVersion),
+		versionPart("vendor_data_wo_version", m.VendorDataWOVersion))
+}
+
+// withWriteOnly returns m with the write-only values of the configuration
+// in place of the plain inputs they stand for: what the image is built from
+// at apply.
+func (m cloudinitDiskModel) withWriteOnly(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics) cloudinitDiskModel {
+	targets := map[string]*types.String{"user_data": &m.UserData, "network_config": &m.NetworkConfig, "vendor_data": &m.VendorData}
+	for _, w := range cloudinitWriteOnly {
+		if v := w.configValue(ctx, cfg, diags); v != "" {
+			*targets[w.plain] = types.StringValue(v)
+		}
+	}
+	return m
+}
+
+// nullWriteOnly clears the write-only values before m is stored.
+func (m *cloudinitDiskModel) nullWriteOnly() {
+	m.UserDataWO, m.NetworkConfigWO, m.VendorDataWO = types.StringNull(), types.StringNull(), types.StringNull()
 }
 
 // cloudinitDiskNamePattern keeps the name usable as a file name prefix.
@@ -56,11 +105,25 @@ func (r *cloudinitDiskResource) Metadata(_ context.Context, req resource.Metadat
 
 func (r *cloudinitDiskResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	defer func() {
+		what := map[string]string{
+			"user_data":      "the content of the `user-data` file",
+			"network_config": "the content of the `network-config` file",
+			"vendor_data":    "the content of the `vendor-data` file",
+		}
+		for _, w := range cloudinitWriteOnly {
+			for n, a := range w.schema(what[w.plain], "What that means for `path`, `checksum` and a domain using the seed: see above.") {
+				resp.Schema.Attributes[n] = a
+			}
+		}
+	}()
 	resp.Schema = schema.Schema{
 		Description: "Writes a cloud-init NoCloud seed ISO (volume label `cidata`) to a file on the machine running OpenTofu/Terraform. " +
 			"Upload it into a storage pool with a `libvirt_volume` whose `create.content.url` is this resource's `path`, and attach that volume as a cdrom. " +
 			"The file is named by its content, so any input change replaces the resource (and the volume built from `path`). " +
-			"When the file disappears (reboot, cleaned folder), the next refresh writes it again from the inputs in state, byte for byte the same.",
+			"When the file disappears (reboot, cleaned folder), the next refresh writes it again from the inputs in state, byte for byte the same. " +
+			"`user_data`, `network_config` and `vendor_data` each have a write-only variant (`user_data_wo` with `user_data_wo_version`, ...) " +
+			"that never reaches the plan or the state: " + cloudinitWriteOnlyEffect,
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
@@ -108,18 +171,38 @@ func (r *cloudinitDiskResource) Schema(_ context.Context, _ resource.SchemaReque
 				Validators:    []validator.String{absolutePathValidator{}},
 			},
 			"path": schema.StringAttribute{
-				Computed:    true,
-				Description: "Path of the ISO: `<directory>/<name>-<first 16 hex digits of checksum>.iso`. Known at plan time when all inputs are.",
+				Computed: true,
+				Description: "Path of the ISO: `<directory>/<name>-<first 16 hex digits of checksum>.iso`. Known at plan time when all inputs are. " +
+					"With a write-only input the 16 digits are those of the SHA-256 of the plain inputs and the `_wo_version`s instead.",
 			},
 			"checksum": schema.StringAttribute{
-				Computed:    true,
-				Description: "Hex SHA-256 of the ISO. Identical inputs give an identical ISO, so this only changes when an input does.",
+				Computed: true,
+				Description: "Hex SHA-256 of the ISO. Identical inputs give an identical ISO, so this only changes when an input does. " +
+					"With a write-only input it is known only after apply (plan never sees the write-only content).",
 			},
 			"size": schema.Int64Attribute{
 				Computed:    true,
-				Description: "Size of the ISO in bytes.",
+				Description: "Size of the ISO in bytes; with a write-only input known only after apply.",
 			},
 		},
+	}
+}
+
+// cloudinitWriteOnlyEffect says what a write-only input means for the image
+// and for what uses it.
+const cloudinitWriteOnlyEffect = "The ISO is built at apply from the write-only values; its `path` is known at plan (it is named after the plain " +
+	"inputs and the `_wo_version`s), its `checksum` and `size` only after apply. Changing a `_wo_version` replaces the resource " +
+	"like a change of a plain input: a new ISO at a new `path`, so a `libvirt_volume` uploaded from `path` is replaced too, and a " +
+	"domain using that volume keeps its definition (same volume name and pool) and reads the new seed at its next boot " +
+	"(cloud-init applies user data again only for a new `instance-id` in `meta_data`). When the ISO file disappears, the " +
+	"state cannot write it again (it holds no write-only value): refresh clears `checksum`, and the next apply writes the file " +
+	"again from the configuration, at the same `path`."
+
+// ValidateConfig refuses a plain input beside its write-only twin, and a
+// write-only value without its version (or the reverse).
+func (r *cloudinitDiskResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	for _, w := range cloudinitWriteOnly {
+		w.validate(ctx, req.Config, &resp.Diagnostics)
 	}
 }
 
@@ -140,6 +223,15 @@ func (r *cloudinitDiskResource) ModifyPlan(ctx context.Context, req resource.Mod
 		return
 	}
 	if !cloudinitInputsKnown(plan) {
+		return
+	}
+	if plan.writeOnly() {
+		var state cloudinitDiskModel
+		if !req.State.Raw.IsNull() {
+			resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		}
+		planWriteOnlyImage(&plan, state)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 		return
 	}
 	disk := buildCloudinitDisk(plan, &resp.Diagnostics)
@@ -176,7 +268,7 @@ func (r *cloudinitDiskResource) Create(ctx context.Context, req resource.CreateR
 		return
 	}
 	// ModifyPlan resolved the default directory.
-	disk := buildCloudinitDisk(plan, &resp.Diagnostics)
+	disk := buildForApply(ctx, plan, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -185,6 +277,7 @@ func (r *cloudinitDiskResource) Create(ctx context.Context, req resource.CreateR
 		return
 	}
 	disk.setComputed(&plan)
+	plan.nullWriteOnly()
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
 
@@ -195,6 +288,11 @@ func (r *cloudinitDiskResource) Read(ctx context.Context, req resource.ReadReque
 	var state cloudinitDiskModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if state.writeOnly() {
+		readWriteOnlyImage(ctx, &state, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 		return
 	}
 	disk := buildCloudinitDisk(state, &resp.Diagnostics)
@@ -223,9 +321,26 @@ func (r *cloudinitDiskResource) Read(ctx context.Context, req resource.ReadReque
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
+// readWriteOnlyImage checks an image built from write-only content. State
+// cannot write it again (it holds no write-only value): a lost or altered
+// file clears checksum, which the next plan shows as an update that writes
+// it again from the configuration.
+func readWriteOnlyImage(ctx context.Context, state *cloudinitDiskModel, diags *diag.Diagnostics) {
+	onDisk, err := cloudinit.FileChecksum(state.Path.ValueString())
+	switch {
+	case err == nil && onDisk == state.Checksum.ValueString():
+	case err == nil || errors.Is(err, os.ErrNotExist):
+		tflog.Info(ctx, "cloud-init ISO from write-only content missing or altered; the next apply writes it again", map[string]any{"path": state.Path.ValueString()})
+		state.Checksum, state.Size = types.StringNull(), types.Int64Null()
+	default:
+		diags.AddAttributeError(path.Root("path"), "Cannot read cloud-init ISO", err.Error())
+	}
+}
+
 // Update is reached only when the computed image changed without an input
-// changing (a provider upgrade that lays the ISO out differently): write the
-// new file, then drop the old one.
+// changing (a provider upgrade that lays the ISO out differently, or an ISO
+// from write-only content that was lost): write the new file, then drop the
+// old one.
 func (r *cloudinitDiskResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state cloudinitDiskModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -233,7 +348,7 @@ func (r *cloudinitDiskResource) Update(ctx context.Context, req resource.UpdateR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	disk := buildCloudinitDisk(plan, &resp.Diagnostics)
+	disk := buildForApply(ctx, plan, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -247,6 +362,7 @@ func (r *cloudinitDiskResource) Update(ctx context.Context, req resource.UpdateR
 		}
 	}
 	disk.setComputed(&plan)
+	plan.nullWriteOnly()
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 }
 
@@ -274,7 +390,35 @@ func cloudinitInputsKnown(m cloudinitDiskModel) bool {
 			return false
 		}
 	}
-	return true
+	return !m.UserDataWOVersion.IsUnknown() && !m.NetworkConfigWOVersion.IsUnknown() && !m.VendorDataWOVersion.IsUnknown()
+}
+
+// planWriteOnlyImage plans an image built from write-only content: its path
+// from the identity; checksum and size from state when the same image is
+// there intact (Read clears checksum when the file is lost), else unknown
+// until apply builds it.
+func planWriteOnlyImage(plan *cloudinitDiskModel, state cloudinitDiskModel) {
+	p := filepath.Join(plan.Directory.ValueString(), cloudinit.FileName(plan.Name.ValueString(), plan.identity()))
+	plan.ID, plan.Path = types.StringValue(p), types.StringValue(p)
+	if state.Path.ValueString() == p && !state.Checksum.IsNull() && !state.Checksum.IsUnknown() {
+		plan.Checksum, plan.Size = state.Checksum, state.Size
+		return
+	}
+	plan.Checksum, plan.Size = types.StringUnknown(), types.Int64Unknown()
+}
+
+// buildForApply builds the image a plan describes, from the configuration's
+// write-only values where the plan has versions; the path is the planned one.
+func buildForApply(ctx context.Context, plan cloudinitDiskModel, cfg tfsdk.Config, diags *diag.Diagnostics) cloudinitDisk {
+	if !plan.writeOnly() {
+		return buildCloudinitDisk(plan, diags)
+	}
+	disk := buildCloudinitDisk(plan.withWriteOnly(ctx, cfg, diags), diags)
+	if diags.HasError() {
+		return disk
+	}
+	disk.path = filepath.Join(plan.Directory.ValueString(), cloudinit.FileName(plan.Name.ValueString(), plan.identity()))
+	return disk
 }
 
 func buildCloudinitDisk(m cloudinitDiskModel, diags *diag.Diagnostics) cloudinitDisk {

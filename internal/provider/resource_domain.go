@@ -79,6 +79,8 @@ func domainOwnSpec() treeresource.Spec[libvirtxml.Domain] {
 			"(addresses and controllers libvirt added, a description set with virsh) is kept, and on an existing domain " +
 			"adopted by import, attributes the configuration leaves out keep their values. " +
 			"A MAC address in the configuration that another domain on the host already uses is warned about at plan. " +
+			"A console password kept out of the state: `devices.graphics[].vnc.passwd_wo` (or `.spice.passwd_wo`, write-only) " +
+			"with `passwd_wo_version`, see the guide \"Secrets that never reach the state\". " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\". " +
 			"Recipes for common tasks (a second NIC, a bridge to the host's br0, macvtap, a virtio-scsi disk with a WWN, " +
 			"UEFI with Secure Boot and a TPM, a host-passthrough CPU, PCI passthrough, virtiofs shared folders): " +
@@ -156,7 +158,7 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 		resp.Diagnostics.AddAttributeError(path.Root(attrShutdownTimeout), "Invalid shutdown_timeout", err.Error())
 		return
 	}
-	doc := domainFromPlan(plan, &resp.Diagnostics)
+	doc := domainFromPlan(domainWithWriteOnly(plan, req.Config.Raw, nil), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -239,7 +241,8 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	model := r.Model()
 	types := model.AttributeTypes()
-	newDoc, err := model.FromValues(model.Patch(treeresource.DocValues(types, state), treeresource.DocValues(types, plan), model.ToValues(current.Doc)))
+	planDoc := treeresource.DocValues(types, domainWithWriteOnly(plan, req.Config.Raw, state))
+	newDoc, err := model.FromValues(model.Patch(treeresource.DocValues(types, state), planDoc, model.ToValues(current.Doc)))
 	if err != nil {
 		treeresource.AddConversionError(&resp.Diagnostics, "Invalid domain definition", err)
 		return
@@ -257,6 +260,30 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 			resp.Diagnostics.AddError("wait_for_ip", err.Error())
 		}
 	}
+}
+
+// domainWithWriteOnly returns the plan with the configuration's console
+// passwords (the write-only twins, xmlschema.Policy.WriteOnly) where the
+// document takes them: all of them at create (prior nil), at update those
+// whose version changed. Only the document written to libvirt is built
+// from it; plan and state keep the passwords null, and libvirt returns them
+// to the SECURE read alone, so the state never holds them.
+func domainWithWriteOnly(plan map[string]tftypes.Value, config tftypes.Value, prior map[string]tftypes.Value) map[string]tftypes.Value {
+	model := xmlschema.Domain()
+	types := model.AttributeTypes()
+	var priorDoc map[string]tftypes.Value
+	if prior != nil {
+		priorDoc = treeresource.DocValues(types, prior)
+	}
+	merged := model.WithWriteOnly(treeresource.DocValues(types, plan), treeresource.DocValues(types, treeresource.ObjectAttrs(config)), priorDoc)
+	out := make(map[string]tftypes.Value, len(plan))
+	for k, v := range plan {
+		out[k] = v
+	}
+	for k, v := range merged {
+		out[k] = v
+	}
+	return out
 }
 
 func (r *domainResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

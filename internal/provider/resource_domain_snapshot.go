@@ -102,7 +102,8 @@ func NewDomainSnapshotResource() resource.Resource {
 			"stays consistent and starts as before. Remove those files yourself once the domain no longer uses them. " +
 			"libvirt never deletes an external memory state file (`memory.file`), also not after a merge: a warning names it. " +
 			"Destroying the `libvirt_domain` removes the metadata of all its snapshots.\n\n" +
-			"**Revert.** There is no revert resource: revert with `virsh snapshot-revert <domain> <snapshot>` " +
+			"**Revert.** There is no revert resource: revert with the action `libvirt_domain_snapshot_revert` " +
+			"(Terraform 1.14 and later) or, with OpenTofu, `virsh snapshot-revert <domain> <snapshot>` " +
 			"(libvirt 9.0 reverts internal snapshots and refuses external ones). A revert changes no snapshot resource. " +
 			"The domain resource reads the restored domain at the next refresh: reverted to a snapshot taken while it " +
 			"ran, the domain runs again and `running = true` plans nothing; where the restored domain differs from its " +

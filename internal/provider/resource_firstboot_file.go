@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -29,9 +30,22 @@ import (
 // libvirt_cloudinit_disk writes its ISO.
 
 var (
-	_ resource.Resource               = (*firstbootFileResource)(nil)
-	_ resource.ResourceWithModifyPlan = (*firstbootFileResource)(nil)
+	_ resource.Resource                   = (*firstbootFileResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*firstbootFileResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*firstbootFileResource)(nil)
 )
+
+// firstbootContentWriteOnly is content's write-only twin (firstboot_writeonly.go).
+var firstbootContentWriteOnly = writeOnlyInput{"content"}
+
+// firstbootWriteOnlyEffect says what content_wo means for the file and for
+// what uses it.
+const firstbootWriteOnlyEffect = "The file is written at apply from `content_wo`; its `path` and `id` are known at plan (named after " +
+	"`name` and `content_wo_version`), its `size` only after apply. Changing `content_wo_version` replaces the resource like a change " +
+	"of `content`: a new file at a new `path`, so a domain whose fw_cfg entry names `path` is updated to the new file (QEMU reads " +
+	"it at the domain's next start) and a `libvirt_volume` uploaded from `path` is replaced. When the file disappears, the state " +
+	"cannot write it again (it holds no write-only value): refresh clears `size`, and the next apply writes the file again from " +
+	"the configuration, at the same `path`."
 
 // firstbootKind describes one kind of first-boot file.
 type firstbootKind struct {
@@ -106,6 +120,9 @@ type firstbootFileModel struct {
 	Directory types.String `tfsdk:"directory"`
 	Path      types.String `tfsdk:"path"`
 	Size      types.Int64  `tfsdk:"size"`
+
+	ContentWO        types.String `tfsdk:"content_wo"`
+	ContentWOVersion types.Int64  `tfsdk:"content_wo_version"`
 }
 
 func (r *firstbootFileResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -115,12 +132,24 @@ func (r *firstbootFileResource) Metadata(_ context.Context, req resource.Metadat
 func (r *firstbootFileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	k := r.kind
+	defer func() {
+		for n, a := range firstbootContentWriteOnly.schema(k.label+" content, checked like `content`",
+			"What that means for `id`, `path`, `size` and what uses the file: see above.") {
+			if s, ok := a.(schema.StringAttribute); ok {
+				s.Validators = []validator.String{firstbootContentValidator{k}}
+				a = s
+			}
+			resp.Schema.Attributes[n] = a
+		}
+	}()
 	resp.Schema = schema.Schema{
-		Description: k.description,
+		Description: k.description + " `content` has a write-only variant, `content_wo` with `content_wo_version`, that never reaches " +
+			"the plan or the state: " + firstbootWriteOnlyEffect,
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				Computed:    true,
-				Description: "Resource identifier (checksum of content): the first 16 hex digits of the SHA-256 of `content`, as in dmacvicar/libvirt 0.9.7.",
+				Computed: true,
+				Description: "Resource identifier (checksum of content): the first 16 hex digits of the SHA-256 of `content`, as in dmacvicar/libvirt 0.9.7. " +
+					"With `content_wo`, those of the SHA-256 of `name` and `content_wo_version` (plan never sees the write-only content).",
 			},
 			"name": schema.StringAttribute{
 				Required:      true,
@@ -132,9 +161,9 @@ func (r *firstbootFileResource) Schema(_ context.Context, _ resource.SchemaReque
 				},
 			},
 			"content": schema.StringAttribute{
-				Required:      true,
+				Optional:      true,
 				Sensitive:     true,
-				Description:   k.contentDesc,
+				Description:   k.contentDesc + " Set this or `content_wo`.",
 				PlanModifiers: replace,
 				Validators:    []validator.String{firstbootContentValidator{k}},
 			},
@@ -159,6 +188,19 @@ func (r *firstbootFileResource) Schema(_ context.Context, _ resource.SchemaReque
 	}
 }
 
+// ValidateConfig requires one of content and content_wo, and content_wo
+// with its version.
+func (r *firstbootFileResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	firstbootContentWriteOnly.validate(ctx, req.Config, &resp.Diagnostics)
+	var content, wo types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("content"), &content)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("content_wo"), &wo)...)
+	if !resp.Diagnostics.HasError() && content.IsNull() && wo.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("content"), "Missing "+r.kind.label,
+			"Set content (stored in state) or content_wo with content_wo_version (write-only, never stored).")
+	}
+}
+
 // ModifyPlan computes id, path and size during plan, so that a domain or
 // volume using path sees the final value.
 func (r *firstbootFileResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -174,7 +216,12 @@ func (r *firstbootFileResource) ModifyPlan(ctx context.Context, req resource.Mod
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if plan.Name.IsUnknown() || plan.Content.IsUnknown() || plan.Directory.IsUnknown() {
+	if plan.Name.IsUnknown() || plan.Content.IsUnknown() || plan.Directory.IsUnknown() || plan.ContentWOVersion.IsUnknown() {
+		return
+	}
+	if !plan.ContentWOVersion.IsNull() {
+		r.planWriteOnly(ctx, req, &plan, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 		return
 	}
 	f := r.file(plan)
@@ -187,25 +234,76 @@ func (r *firstbootFileResource) ModifyPlan(ctx context.Context, req resource.Mod
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
+// planWriteOnly plans a file written from content_wo: id and path from the
+// identity (name and version); size from state when the same file is there
+// (Read clears size when it is lost), else unknown until apply writes it.
+func (r *firstbootFileResource) planWriteOnly(ctx context.Context, req resource.ModifyPlanRequest, plan *firstbootFileModel, diags *diag.Diagnostics) {
+	id, p := r.writeOnlyIdentity(*plan)
+	plan.ID, plan.Path = types.StringValue(id), types.StringValue(p)
+	plan.Size = types.Int64Unknown()
+	if req.State.Raw.IsNull() {
+		return
+	}
+	var state firstbootFileModel
+	diags.Append(req.State.Get(ctx, &state)...)
+	if state.Path.ValueString() == p && !state.Size.IsNull() && !state.Size.IsUnknown() {
+		plan.Size = state.Size
+	}
+}
+
+// writeOnlyIdentity returns the id and path of a file written from
+// content_wo: named after the name and the version, never the content.
+func (r *firstbootFileResource) writeOnlyIdentity(m firstbootFileModel) (id, p string) {
+	id = identityDigest([2]string{"name", m.Name.ValueString()}, versionPart("content_wo_version", m.ContentWOVersion))[:16]
+	return id, filepath.Join(m.Directory.ValueString(), m.Name.ValueString()+"-"+id+r.kind.extension)
+}
+
+// fileForApply is the file a plan describes, from the configuration's
+// content_wo when the plan has its version; the path is the planned one.
+func (r *firstbootFileResource) fileForApply(ctx context.Context, plan firstbootFileModel, cfg tfsdk.Config, diags *diag.Diagnostics) (firstbootFile, bool) {
+	at, content := path.Root("content"), plan.Content.ValueString()
+	if !plan.ContentWOVersion.IsNull() {
+		at, content = path.Root("content_wo"), firstbootContentWriteOnly.configValue(ctx, cfg, diags)
+	}
+	// content that was unknown at plan was not validated then
+	if problem := r.kind.problem(content); problem != "" {
+		diags.Append(r.kind.invalid(at, problem))
+		return firstbootFile{}, false
+	}
+	if plan.ContentWOVersion.IsNull() {
+		return r.file(plan), true
+	}
+	_, p := r.writeOnlyIdentity(plan)
+	return firstbootFile{content: []byte(content), checksum: cloudinit.Checksum([]byte(content)), path: p}, true
+}
+
+// setState stores a written file: for content_wo the identity's id and no content.
+func (r *firstbootFileResource) setState(ctx context.Context, f firstbootFile, m firstbootFileModel, state *tfsdk.State, diags *diag.Diagnostics) {
+	f.setComputed(&m)
+	if !m.ContentWOVersion.IsNull() {
+		id, _ := r.writeOnlyIdentity(m)
+		m.ID = types.StringValue(id)
+	}
+	m.ContentWO = types.StringNull()
+	diags.Append(state.Set(ctx, m)...)
+}
+
 func (r *firstbootFileResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan firstbootFileModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// Content that was unknown at plan was not validated then.
-	if problem := r.kind.problem(plan.Content.ValueString()); problem != "" {
-		resp.Diagnostics.Append(r.kind.invalid(path.Root("content"), problem))
+	// ModifyPlan resolved the default directory.
+	f, ok := r.fileForApply(ctx, plan, req.Config, &resp.Diagnostics)
+	if !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	// ModifyPlan resolved the default directory.
-	f := r.file(plan)
 	f.write(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	f.setComputed(&plan)
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	r.setState(ctx, f, plan, &resp.State, &resp.Diagnostics)
 }
 
 // Read writes the file again when it is missing or altered: it is a function
@@ -214,6 +312,11 @@ func (r *firstbootFileResource) Read(ctx context.Context, req resource.ReadReque
 	var state firstbootFileModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !state.ContentWOVersion.IsNull() {
+		r.readWriteOnly(ctx, &state)
+		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 		return
 	}
 	f := r.file(state)
@@ -239,9 +342,22 @@ func (r *firstbootFileResource) Read(ctx context.Context, req resource.ReadReque
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
+// readWriteOnly checks a file written from content_wo. State cannot write
+// it again (it holds no content): a lost file, or one of another size,
+// clears size, which the next plan shows as an update that writes it again
+// from the configuration.
+func (r *firstbootFileResource) readWriteOnly(ctx context.Context, state *firstbootFileModel) {
+	info, err := os.Stat(state.Path.ValueString())
+	if err == nil && info.Mode().IsRegular() && info.Size() == state.Size.ValueInt64() {
+		return
+	}
+	tflog.Info(ctx, r.kind.label+" file from content_wo missing or altered; the next apply writes it again", map[string]any{"path": state.Path.ValueString()})
+	state.Size = types.Int64Null()
+}
+
 // Update is reached only when a computed value changed without an input
-// changing (a provider upgrade that names files differently): write the new
-// file, then drop the old one.
+// changing (a provider upgrade that names files differently, or a file from
+// content_wo that was lost): write the new file, then drop the old one.
 func (r *firstbootFileResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state firstbootFileModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -249,7 +365,10 @@ func (r *firstbootFileResource) Update(ctx context.Context, req resource.UpdateR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	f := r.file(plan)
+	f, ok := r.fileForApply(ctx, plan, req.Config, &resp.Diagnostics)
+	if !ok || resp.Diagnostics.HasError() {
+		return
+	}
 	f.write(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -259,8 +378,7 @@ func (r *firstbootFileResource) Update(ctx context.Context, req resource.UpdateR
 			resp.Diagnostics.AddWarning("Old "+r.kind.label+" file left behind", err.Error())
 		}
 	}
-	f.setComputed(&plan)
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	r.setState(ctx, f, plan, &resp.State, &resp.Diagnostics)
 }
 
 // Delete removes the file; one already gone is not an error.

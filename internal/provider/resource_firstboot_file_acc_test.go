@@ -370,7 +370,9 @@ resource "libvirt_ignition" "fcos" {
 		t.Fatalf("apply (refresh-only in effect) failed (exit %d):\n%s", code, out)
 	}
 	out, code := tofu("state", "show", "-no-color", "libvirt_ignition.fcos")
-	if code != 0 || !strings.Contains(out, fmt.Sprintf("directory = %q", oldDir)) || !strings.Contains(out, fmt.Sprintf("path      = %q", oldPath)) {
+	// tofu aligns the = signs after the longest attribute name shown
+	flat := strings.Join(strings.Fields(out), " ")
+	if code != 0 || !strings.Contains(flat, fmt.Sprintf("directory = %q", oldDir)) || !strings.Contains(flat, fmt.Sprintf("path = %q", oldPath)) {
 		t.Errorf("state after apply does not keep 0.9.7's file (exit %d):\n%s", code, out)
 	}
 	if out, code := tofu("destroy", "-input=false", "-no-color", "-auto-approve"); code != 0 {

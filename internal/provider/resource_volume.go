@@ -52,7 +52,7 @@ func NewVolumeResource() resource.Resource {
 			"without a restart. Shrinking is refused; any other change replaces the volume. Deleting a volume that other volumes use " +
 			"as backing file fails. " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
-		Own: map[string]schema.Attribute{
+		Own: mergeAttributes(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
 				Description:   "The volume's key (its path for file-based pools).",
@@ -72,7 +72,9 @@ func NewVolumeResource() resource.Resource {
 				Optional: true,
 				Description: "Fill the volume when it is created. A change replaces the volume. After an import, adding it records the " +
 					"source in state if the volume holds that content (compared at plan, up to the first differing byte); a volume " +
-					"that does not, such as a half-written upload, is replaced, with a warning naming the byte where it differs.",
+					"that does not, such as a half-written upload, is replaced, with a warning naming the byte where it differs. Content " +
+					"with `checksum` or `checksum_url` is also checked against its digest then, and the digest recorded in " +
+					"`content_digest`, so that `verify_content` covers the adopted volume.",
 				Attributes: map[string]schema.Attribute{
 					"clone": schema.SingleNestedAttribute{
 						Optional: true,
@@ -115,8 +117,9 @@ func NewVolumeResource() resource.Resource {
 									"it masked) and the bytes reached. `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` are honoured. Volumes of " +
 									"one apply with the same `url`, `checksum` and `checksum_url` on the same host share one download: the " +
 									"first downloads it, the others (those created while it downloads) are copies made by libvirt on the " +
-									"host, in any pool but `rbd` ones; each host downloads once. `TF_LOG=INFO` logs \"volume content " +
-									"transferred\" and \"volume content copied\" for each. Into an `rbd` pool (Ceph), whose libvirt driver takes no upload, the content is " +
+									"host, in any pool but `rbd` ones; each host downloads once. `content_source` and `content_bytes` record " +
+									"which volume downloaded and which were copied (and `TF_LOG=INFO` logs \"volume content transferred\" and " +
+									"\"volume content copied\"). Into an `rbd` pool (Ceph), whose libvirt driver takes no upload, the content is " +
 									"uploaded into a staging volume of `staging_pool` first and then copied into the RBD image by QEMU (a block " +
 									"copy in a paused transient domain); the RBD image is raw (a qcow2 image is converted), the staging volume " +
 									"is deleted afterwards, and a failure leaves neither of them nor the domain behind. Both steps log their " +
@@ -136,7 +139,7 @@ func NewVolumeResource() resource.Resource {
 			"verify_content":   verifyContentAttribute(),
 			"content_upstream": contentUpstreamAttribute(),
 			"timeouts":         timeouts.Attributes(context.Background(), timeouts.Opts{Create: true}),
-		},
+		}, contentSourceAttributes()),
 		// growing applies in place; any other change needs a new volume
 		ReplaceOnChange: []string{treeresource.AllDocument},
 		InPlace:         []string{"capacity", "capacity_unit"},
@@ -260,6 +263,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 				map[string]any{"volume": poolName + "/" + doc.Name, "from": from, "url": redactedURL(url)})
 			defer func() {
 				resp.State.Raw = withUpstream(withContentDigest(resp.State.Raw, digest), plan, share.Fingerprint())
+				resp.State.Raw = withContentSource(resp.State.Raw, contentSourceCopy, 0)
 			}()
 			if doc.Target == nil || doc.Target.Format == nil { // the copy holds the same bytes
 				resp.Diagnostics.Append(recordWritten(ctx, share.Written(), resp.Private)...)
@@ -288,6 +292,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		defer src.Close()
 		defer func() {
 			resp.State.Raw = withUpstream(withContentDigest(resp.State.Raw, src.Digest()), plan, src.Fingerprint)
+			resp.State.Raw = withContentSource(resp.State.Raw, src.Origin(), src.Received())
 		}()
 		// the create and upload run on a connection of their own (Upload)
 		up, err := volumes.OpenUpload(ctx)
@@ -479,7 +484,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	plan := treeresource.ObjectAttrs(req.Plan.Raw)
 	prior := treeresource.ObjectAttrs(req.State.Raw)
 	key, _ := treeresource.String(prior, "id")
-	r.verifyBeforeRecording(ctx, prior, plan, req.Private, &resp.Diagnostics)
+	compared := r.verifyBeforeRecording(ctx, prior, plan, req.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -490,7 +495,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 			fmt.Sprintf("capacity %d bytes is smaller than the volume's current %d bytes", want, have))
 		return
 	}
-	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: key, Prior: plan, Attr: path.Root("capacity"),
+	if !r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: key, Prior: plan, Attr: path.Root("capacity"),
 		Apply: func(*diag.Diagnostics) (string, error) {
 			if !wantOK || want == have {
 				return "", nil
@@ -504,7 +509,14 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 				return "", fmt.Errorf("growing %s to %d bytes: %w", key, want, err)
 			}
 			return "", nil
-		}}, &resp.State, &resp.Diagnostics)
+		}}, &resp.State, &resp.Diagnostics) {
+		return
+	}
+	if compared != nil && compared.Digest() != nil {
+		// adopted content with a checksum, compared only now: recorded as at plan
+		resp.State.Raw = withContentDigest(resp.State.Raw, compared.Digest())
+		resp.Diagnostics.Append(recordWritten(ctx, compared.Written(), resp.Private)...)
+	}
 }
 
 func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

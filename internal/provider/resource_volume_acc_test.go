@@ -246,7 +246,7 @@ resource "libvirt_volume" "qcow2_grown" {
 				ResourceName:            "libvirt_volume.qcow2",
 				ImportState:             true,
 				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"create", "allocation"},
+				ImportStateVerifyIgnore: []string{"create", "allocation", "content_source", "content_bytes"},
 			},
 			{
 				// import by pool/name
@@ -254,7 +254,7 @@ resource "libvirt_volume" "qcow2_grown" {
 				ImportState:             true,
 				ImportStateId:           testAccPool() + "/tfacc-http-raw.img",
 				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"create", "allocation"},
+				ImportStateVerifyIgnore: []string{"create", "allocation", "content_source", "content_bytes"},
 			},
 		},
 	})

@@ -4,14 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/big"
 	neturl "net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -19,6 +23,7 @@ import (
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
+	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
 // contentDownloadAttributes are the create.content attributes that say how
@@ -45,8 +50,20 @@ func contentDownloadAttributes() map[string]schema.Attribute {
 				"with `checksum` or `checksum_url`: content found there is read from it instead of downloaded (still checked " +
 				"against the digest), so a second apply, another host or a replaced volume does not download it again; content " +
 				"downloaded is written there once its digest matched (a partial file beside it until then, removed on failure). " +
-				"Nothing is ever evicted: remove files by hand. Errors writing the cache only stop caching. `TF_LOG=INFO` logs " +
-				"the file read. Changing it does not replace the volume.",
+				"Nothing is evicted unless `cache_max_size` bounds it. Errors writing the cache only stop caching. `TF_LOG=INFO` logs " +
+				"the file read. Changing it does not replace the volume. It is named `cache_dir` inside `create.content` (where a " +
+				"`content_cache_dir` would repeat \"content\"), beside the checksum it is keyed by, and set per volume rather than " +
+				"per provider block because a provider block is one host while the cache serves every host: give the volumes of " +
+				"all hosts the same folder (a `local` value) and each image is downloaded once for all of them.",
+		},
+		"cache_max_size": schema.StringAttribute{
+			Optional: true,
+			Description: "Bounds the size of `cache_dir`: a number of bytes with an optional unit as libvirt writes them " +
+				"(`\"20GiB\"`, `\"500 MiB\"`, `\"10G\"`; `KiB`/`K` are 1024, `KB` 1000). Whenever content enters the cache or is " +
+				"read from it, the cache files used least recently (the modification time, set at each use) are removed until " +
+				"the folder's cache files fit; the file just used is kept even when it alone is larger, and files being written " +
+				"and files not named by a digest are never removed. Unset: nothing is evicted. Needs `cache_dir`. Changing it " +
+				"does not replace the volume.",
 		},
 		"track_upstream": schema.BoolAttribute{
 			Optional: true,
@@ -78,9 +95,51 @@ func contentDigestAttribute() schema.Attribute {
 	}
 }
 
+// contentSourceCopy is content_source for a volume copied on the host from
+// one that downloaded the same content in the same apply; the other values
+// are storage.Source's Origin.
+const contentSourceCopy = "copy"
+
+// contentSourceAttributes record, per volume, what its create transferred:
+// the provider cannot print a summary at the end of an apply, but these are
+// in the state, in `tofu show` and in outputs.
+func contentSourceAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"content_source": schema.StringAttribute{
+			Computed:      true,
+			PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			Description: "Where the content of `create.content` came from when the volume was created: `download` (from an " +
+				"`http(s)://` server), `file` (a file on the machine running OpenTofu), `cache` (a file of " +
+				"`create.content.cache_dir`, nothing downloaded) or `copy` (copied by libvirt on the host from a volume of the same " +
+				"apply that received the same content: nothing transferred). Null for volumes without content and for imported " +
+				"ones. An output over the volumes prints, at the end of an apply, what it transferred and what it copied (see the " +
+				"example).",
+		},
+		"content_bytes": schema.Int64Attribute{
+			Computed:      true,
+			PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			Description: "The bytes the provider read for the content when the volume was created: received from the server " +
+				"(`download`; the compressed bytes for compressed content), or read from the file (`file`, `cache`); 0 for a " +
+				"`copy`. Null like `content_source`.",
+		},
+	}
+}
+
+// withContentSource records in the state where the content came from and
+// how many bytes were read for it.
+func withContentSource(state tftypes.Value, source string, bytes int64) tftypes.Value {
+	attrs := treeresource.ObjectAttrs(state)
+	if attrs == nil || !state.IsKnown() {
+		return state
+	}
+	attrs["content_source"] = treeresource.StringValue(source)
+	attrs["content_bytes"] = tftypes.NewValue(tftypes.Number, new(big.Float).SetInt64(bytes))
+	return tftypes.NewValue(state.Type(), attrs)
+}
+
 // contentTransportOnly are the create.content attributes that change how
 // content is fetched but not which content: changing them replaces nothing.
-var contentTransportOnly = []string{"tls_ca_file", "tls_insecure", "cache_dir", "track_upstream"}
+var contentTransportOnly = []string{"tls_ca_file", "tls_insecure", "cache_dir", "cache_max_size", "track_upstream"}
 
 // withoutTransport returns create with the transport-only attributes
 // nulled, for comparing which content two configurations give.
@@ -115,7 +174,37 @@ func contentFetchOptions(attrs map[string]tftypes.Value) storage.FetchOptions {
 	ca, _ := treeresource.String(c, "tls_ca_file")
 	insecure, _ := treeresource.Bool(c, "tls_insecure")
 	cacheDir, _ := treeresource.String(c, "cache_dir")
-	return storage.FetchOptions{CAFile: ca, Insecure: insecure, CacheDir: cacheDir}
+	maxSize, _ := treeresource.String(c, "cache_max_size")
+	maxBytes, _ := parseByteSize(maxSize) // checked at plan
+	return storage.FetchOptions{CAFile: ca, Insecure: insecure, CacheDir: cacheDir, CacheMaxBytes: maxBytes}
+}
+
+// byteSize is a number of bytes with an optional unit: "20GiB", "500 MiB".
+var byteSize = regexp.MustCompile(`^\s*([0-9]+)\s*([A-Za-z]*)\s*$`)
+
+// parseByteSize reads a size written with one of libvirt's units (see
+// xmlschema.Units); "" is 0.
+func parseByteSize(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	m := byteSize.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("%q is not a size: write a whole number of bytes with an optional unit, such as \"20GiB\" or \"500 MiB\"", s)
+	}
+	factor, ok := xmlschema.UnitFactor(m[2], "bytes")
+	if !ok {
+		return 0, fmt.Errorf("%q: unknown unit %q; use B, KiB, MiB, GiB, TiB (powers of 1024; K, M, G, T too) or KB, MB, GB, TB (powers of 1000)", s, m[2])
+	}
+	n, ok := new(big.Int).SetString(m[1], 10)
+	if !ok {
+		return 0, fmt.Errorf("%q is not a size", s)
+	}
+	n.Mul(n, factor)
+	if !n.IsInt64() || n.Sign() == 0 {
+		return 0, fmt.Errorf("%q: the size must be at least 1 byte and at most %d bytes", s, int64(math.MaxInt64))
+	}
+	return n.Int64(), nil
 }
 
 // checkContentOptions validates the checksum attributes at plan and warns
@@ -135,6 +224,15 @@ func checkContentOptions(config map[string]tftypes.Value, diags *diag.Diagnostic
 	if hasSum && sum != "" {
 		if _, err := storage.ParseChecksum(sum); err != nil {
 			diags.AddAttributeError(at.AtName("checksum"), "Invalid checksum", "create.content.checksum: "+err.Error())
+		}
+	}
+	if maxSize, ok := treeresource.String(c, "cache_max_size"); ok && maxSize != "" {
+		if _, err := parseByteSize(maxSize); err != nil {
+			diags.AddAttributeError(at.AtName("cache_max_size"), "Invalid cache size", "create.content.cache_max_size: "+err.Error())
+		}
+		if dir, _ := treeresource.String(c, "cache_dir"); dir == "" && c["cache_dir"].IsKnown() {
+			diags.AddAttributeError(at.AtName("cache_max_size"), "Cache size without a cache",
+				"create.content.cache_max_size bounds create.content.cache_dir, which is not set: set cache_dir too, or remove cache_max_size.")
 		}
 	}
 	if insecure, _ := treeresource.Bool(c, "tls_insecure"); insecure {
@@ -235,8 +333,10 @@ func verifyContentAttribute() schema.Attribute {
 			"(as many as were written) are read back through libvirt's download stream and hashed (a read of the whole image, " +
 			"off by default). A volume truncated or altered since shows as drift: `content_digest` becomes null, a warning " +
 			"says so and the plan replaces the volume. It needs a volume created by this provider from content with `checksum` " +
-			"or `checksum_url` (imported volumes, and copies sharing a download that convert its format, have no record to compare with; an imported " +
-			"volume is compared with `create.content.url` instead when `create` is added). A guest writing to the volume, " +
+			"or `checksum_url`. An imported volume gets that record when `create.content` with `checksum` or `checksum_url` is " +
+			"added to its configuration: the volume is compared with the content at plan (see `create`), the content's digest " +
+			"checked, and, when both match, the digest recorded in `content_digest`; from then on it is verified like a volume " +
+			"the provider created. Copies sharing a download that convert its format have no record to compare with. A guest writing to the volume, " +
 			"or a qcow2 image grown beyond its virtual size (its header changes), also counts as altered. Changing it " +
 			"replaces nothing.",
 	}
@@ -281,10 +381,10 @@ func (r *volumeResource) verifyRecordedContent(ctx context.Context, private priv
 	}
 	what := fmt.Sprintf("its first %d bytes have %s", want.Length, got)
 	if got.Hex == "" {
-		what = fmt.Sprintf("it has fewer than the %d bytes written", want.Length)
+		what = fmt.Sprintf("it has fewer than the %d bytes recorded", want.Length)
 	}
 	resp.Diagnostics.AddAttributeWarning(path.Root("content_digest"), "Volume content changed",
-		fmt.Sprintf("Volume %s no longer holds the content it was created with: %s, %s when written. It was truncated or "+
+		fmt.Sprintf("Volume %s no longer holds the content recorded when it was created or adopted: %s, %s then. It was truncated or "+
 			"written to outside of this configuration; the plan replaces it with its content. To keep it as it is, set "+
 			"verify_content = false.", key, what, want.Digest))
 	attrs["content_digest"] = tftypes.NewValue(tftypes.String, nil)

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
+	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -39,17 +40,22 @@ func recordsContent(prior, plan map[string]tftypes.Value) bool {
 // verifyAdoptedContent runs at plan: when an adopted volume is given its
 // content, a volume that does not hold that content is planned for
 // replacement, with a warning saying where it differs and how to keep it.
-// A URL not known at plan is compared by Update instead.
+// Content not known at plan is compared by Update instead.
 func (r *volumeResource) verifyAdoptedContent(ctx context.Context, prior, plan map[string]tftypes.Value, private privateSetter, replace *path.Paths, diags *diag.Diagnostics) {
 	if !recordsContent(prior, plan) {
 		return
 	}
+	if mayHaveChecksum(plan) {
+		// the digest is recorded below, or by Update when known only then
+		plan["content_digest"] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
+	}
 	url, known := contentURLKnown(plan)
-	if !known || url == "" {
+	// a checksum (or TLS setting) not known yet is compared by Update, with it
+	if !known || url == "" || !treeresource.ObjectAttrs(plan["create"])["content"].IsFullyKnown() {
 		return
 	}
 	key, _ := treeresource.String(prior, "id")
-	diff, err := libvirtops.Volumes(r.Client()).Compare(ctx, key, url)
+	diff, src, err := r.compareWithContent(ctx, key, plan)
 	if err != nil {
 		diags.AddAttributeError(path.Root("create").AtName("content").AtName("url"), "Cannot compare the volume with its content",
 			fmt.Sprintf("Volume %s has no content recorded in state (it was imported), so it is compared with create.content.url before that is recorded: %v", key, err))
@@ -66,33 +72,72 @@ func (r *volumeResource) verifyAdoptedContent(ctx context.Context, prior, plan m
 	}
 	b, _ := json.Marshal(url)
 	diags.Append(private.SetKey(ctx, privateContentVerified, b)...)
+	// content with a checksum: the digest is recorded as for a volume created
+	// from it, so that verify_content checks the adopted volume from now on
+	if d := src.Digest(); d != nil {
+		plan["content_digest"] = treeresource.StringValue(d.String())
+		diags.Append(recordWritten(ctx, src.Written(), private)...)
+	}
+}
+
+// mayHaveChecksum reports whether create.content has a checksum or
+// checksum_url, or one not known yet.
+func mayHaveChecksum(attrs map[string]tftypes.Value) bool {
+	create := attrs["create"]
+	if !create.IsKnown() {
+		return true
+	}
+	content := treeresource.ObjectAttrs(create)["content"]
+	if !content.IsKnown() {
+		return true
+	}
+	c := treeresource.ObjectAttrs(content)
+	for _, name := range []string{"checksum", "checksum_url"} {
+		if v := c[name]; !v.IsKnown() {
+			return true
+		} else if s, _ := treeresource.String(c, name); s != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// compareWithContent compares the volume with the plan's create.content,
+// opened with its checksum and TLS settings: content that does not match
+// its checksum is an error, not a difference.
+func (r *volumeResource) compareWithContent(ctx context.Context, key string, plan map[string]tftypes.Value) (*storage.Difference, *storage.Source, error) {
+	return libvirtops.Volumes(r.Client()).Compare(ctx, key, func() (*storage.Source, error) { return openContent(ctx, plan) })
 }
 
 // verifyBeforeRecording runs in Update: content that the plan could not
 // compare (its URL was unknown then) is compared now, and a volume that does
-// not hold it is not recorded as holding it.
-func (r *volumeResource) verifyBeforeRecording(ctx context.Context, prior, plan map[string]tftypes.Value, private privateGetter, diags *diag.Diagnostics) {
+// not hold it is not recorded as holding it. It returns the source compared
+// when the volume matched (its digest is then recorded), nil when the plan
+// had compared it already.
+func (r *volumeResource) verifyBeforeRecording(ctx context.Context, prior, plan map[string]tftypes.Value, private privateGetter, diags *diag.Diagnostics) *storage.Source {
 	if !recordsContent(prior, plan) {
-		return
+		return nil
 	}
 	url := contentURL(plan)
 	if b, _ := private.GetKey(ctx, privateContentVerified); b != nil {
 		var verified string
 		if json.Unmarshal(b, &verified) == nil && verified == url {
-			return
+			return nil
 		}
 	}
 	key, _ := treeresource.String(prior, "id")
-	diff, err := libvirtops.Volumes(r.Client()).Compare(ctx, key, url)
+	diff, src, err := r.compareWithContent(ctx, key, plan)
 	if err != nil {
 		diags.AddAttributeError(path.Root("create"), "Cannot compare the volume with its content", fmt.Sprintf("volume %s: %v", key, err))
-		return
+		return nil
 	}
 	if diff != nil {
 		diags.AddAttributeError(path.Root("create"), "Volume does not hold its content",
 			fmt.Sprintf("Volume %s (imported) does not hold the content of %s: %s; it is not recorded as holding it. "+
 				"Replace it (tofu apply -replace=<this resource>), or remove create from its configuration to keep it as it is.", key, url, diff))
+		return nil
 	}
+	return src
 }
 
 // contentURLKnown returns create.content.url and whether it is known at plan.

@@ -28,6 +28,9 @@ type FetchOptions struct {
 	// CacheDir, with Checksum, is a folder keeping content by its digest
 	// (see cache.go): content found there is read instead of downloaded.
 	CacheDir string
+	// CacheMaxBytes, when > 0, bounds the size of CacheDir: the files used
+	// least recently are removed when content enters or is read from it.
+	CacheMaxBytes int64
 }
 
 // Retries is how often a download is tried again after a failed request or

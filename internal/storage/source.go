@@ -99,10 +99,14 @@ func OpenWith(ctx context.Context, raw string, opts FetchOptions) (*Source, erro
 	}
 	if cached {
 		s.URL, s.FromCache = s.URL+" (cached for "+redact(raw)+")", from
+		// used now: the last to be evicted
+		_ = touchCached(from)
+		_ = EvictCache(opts.CacheDir, opts.CacheMaxBytes, from)
 	}
 	if opts.Checksum != nil {
 		if opts.CacheDir != "" && !cached {
 			s.cache = newCacheWriter(opts.CacheDir, *opts.Checksum)
+			s.cache.maxBytes = opts.CacheMaxBytes
 			s.raw = io.TeeReader(s.raw, s.cache)
 		}
 		s.digest = newDigestReader(s.raw, *opts.Checksum, s.Size)
@@ -258,6 +262,34 @@ func (s *Source) Reader() io.Reader { return s.reader }
 
 // Transferred is the number of content bytes read so far.
 func (s *Source) Transferred() int64 { return s.reader.n.Load() }
+
+// Received is the number of bytes read from where the content comes from:
+// the compressed bytes for compressed content, else Transferred.
+func (s *Source) Received() int64 {
+	if s.wire != nil {
+		return s.wire.n.Load()
+	}
+	return s.Transferred()
+}
+
+// Where the content of a Source was read from (Origin).
+const (
+	OriginDownload = "download" // an http(s) server
+	OriginFile     = "file"     // a local file
+	OriginCache    = "cache"    // the content cache (FetchOptions.CacheDir)
+)
+
+// Origin says where the content was read from: OriginDownload,
+// OriginFile or OriginCache.
+func (s *Source) Origin() string {
+	switch {
+	case s.FromCache != "":
+		return OriginCache
+	case s.HTTPStatus != 0:
+		return OriginDownload
+	}
+	return OriginFile
+}
 
 // commitCache moves verified content into the cache.
 func (s *Source) commitCache() {

@@ -71,12 +71,14 @@ func (t *treeType) plan(ctx context.Context, providerData any, req *tfprotov6.Pl
 			}
 		}
 		docTypes := t.doc.AttributeTypes()
+		// the tree's write-only values are no part of any plan
+		docConfig, _ := t.doc.NullWriteOnly(DocValues(docTypes, ca))
 		changing := prior.IsNull()
 		if !changing {
 			// an existing resource: the tree from the configuration, the
 			// prior state and the recorded shape; a second pass only when
 			// something changes (computed values may then become unknown)
-			docConfig, docPrior, shape := DocValues(docTypes, ca), DocValues(docTypes, sa), recordedShape(ps)
+			docPrior, shape := DocValues(docTypes, sa), recordedShape(ps)
 			planned, rec := t.doc.PlanUpdate(docConfig, docPrior, shape, false)
 			for name, v := range planned {
 				pa[name] = v
@@ -89,10 +91,10 @@ func (t *treeType) plan(ctx context.Context, providerData any, req *tfprotov6.Pl
 			}
 			newShape = rec
 		} else {
-			for name, v := range t.doc.PlanComputed(DocValues(docTypes, pa), DocValues(docTypes, ca)) {
+			for name, v := range t.doc.PlanComputed(DocValues(docTypes, pa), docConfig) {
 				pa[name] = v
 			}
-			newShape = t.doc.ShapeOf(DocValues(docTypes, ca))
+			newShape = t.doc.ShapeOf(docConfig)
 		}
 		if changing {
 			for _, o := range t.own {
@@ -301,15 +303,22 @@ func toInt64(v tftypes.Value) types.Int64 {
 	return types.Int64Value(i)
 }
 
-// nullWriteOnly returns v with every write-only own attribute null, as the
+// nullWriteOnly returns v with every write-only attribute null, as the
 // framework plans them: their values live in the configuration only, never in
-// a plan or state. ownAttributes allows them at the top level only.
+// a plan or state. ownAttributes allows them at the top level only; the
+// tree's (the engine's write-only twins) are nulled by the engine.
 func (t *treeType) nullWriteOnly(v tftypes.Value) tftypes.Value {
 	if v.IsNull() || !v.IsKnown() {
 		return v
 	}
 	var attrs map[string]tftypes.Value
 	changed := false
+	if docVals, docChanged := t.doc.NullWriteOnly(DocValues(t.doc.AttributeTypes(), ObjectAttrs(v))); docChanged {
+		attrs, changed = ObjectAttrs(v), true
+		for name, dv := range docVals {
+			attrs[name] = dv
+		}
+	}
 	for _, o := range t.own {
 		if !o.attr.IsWriteOnly() {
 			continue

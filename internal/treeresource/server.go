@@ -22,6 +22,8 @@ type Document interface {
 	PlanUpdate(config, prior map[string]tftypes.Value, shape *xmlschema.Shape, changing bool) (map[string]tftypes.Value, *xmlschema.Shape)
 	ShapeOf(config map[string]tftypes.Value) *xmlschema.Shape
 	Validate(vals map[string]tftypes.Value) error
+	NullWriteOnly(vals map[string]tftypes.Value) (map[string]tftypes.Value, bool)
+	WriteOnlyPaths() [][]string
 }
 
 // TreeResource is a resource whose schema is a document tree plus attributes

@@ -337,6 +337,11 @@ func (n *node) objectFrom(dst reflect.Value, attrs map[string]tftypes.Value, p *
 	if err := n.checkUnits(attrs, p); err != nil {
 		return err
 	}
+	if p.config && n.hasWriteOnly {
+		if err := n.checkWriteOnly(attrs, p); err != nil {
+			return err
+		}
+	}
 	for _, c := range n.children {
 		v, ok := attrs[c.name]
 		if !ok {

@@ -50,6 +50,12 @@ func buildModel[T any](policy Policy) (*Model[T], error) {
 			return nil, err
 		}
 	}
+	for _, p := range policy.WriteOnly {
+		if err := addWriteOnly(root, p); err != nil {
+			return nil, err
+		}
+	}
+	markHasWriteOnly(root)
 	for _, p := range policy.Computed {
 		if err := markComputed(root, p); err != nil {
 			return nil, err

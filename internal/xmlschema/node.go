@@ -78,6 +78,12 @@ type node struct {
 	// extra: not XML (Policy.Extra); desc is its description
 	extra bool
 	desc  string
+	// writeOnly: a write-only twin (Policy.WriteOnly), an extra node;
+	// woTwin and woVersion are the twin and its version of the leaf they
+	// stand for; hasWriteOnly: this node or a descendant is a twin
+	writeOnly         bool
+	woTwin, woVersion *node
+	hasWriteOnly      bool
 
 	// unit is the sibling "<x>_unit" node of a flattened scaled value.
 	unit        *node

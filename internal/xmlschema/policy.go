@@ -53,6 +53,11 @@ type Policy struct {
 	// an interface). They never reach libvirt: FromValues ignores them,
 	// Reconcile keeps the value the plan had, matching ignores them.
 	Extra []ExtraAttribute
+	// WriteOnly lists string leaves (dotted paths) holding secrets that get
+	// a write-only twin "<leaf>_wo" and its "<leaf>_wo_version" beside them
+	// (writeonly.go): the secret then reaches libvirt but never a plan or
+	// the state.
+	WriteOnly []string
 }
 
 // ExtraAttribute is an object attribute of strings and numbers added at

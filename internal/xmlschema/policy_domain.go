@@ -26,6 +26,12 @@ var DomainPolicy = Policy{
 		"devices.disks.mirror": "libvirt writes a disk's mirror while a block copy or mirror job runs " +
 			"(virsh blockcopy) and drops it from a definition it is given; read it, do not set it",
 	},
+	// The console passwords: a write-only twin keeps them out of plan and state (libvirt returns
+	// them only to the SECURE flag, which the provider reads with, so the leaf the configuration
+	// leaves null stays null in state).
+	WriteOnly: []string{"devices.graphics.vnc.passwd", "devices.graphics.spice.passwd"},
+	// the plain passwords are at least kept out of plan output
+	Sensitive:   []string{"devices.graphics.vnc.passwd", "devices.graphics.spice.passwd"},
 	DefaultUnit: "KiB",
 	Extra: []ExtraAttribute{{
 		// dmacvicar/libvirt 0.9.x waits for an address at create with this; its configurations keep working

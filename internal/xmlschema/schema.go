@@ -77,6 +77,14 @@ func (n *node) attribute() schema.Attribute {
 	// holds where the configuration is silent (PlanUpdate), which tofu
 	// allows only for computed attributes.
 	optional, computed := !n.required, !n.required
+	if n.writeOnly {
+		// Not computed: only the configuration has it. Not WriteOnly here:
+		// the framework refuses write-only attributes under computed nested
+		// attributes, which every tree object is (libvirt fills them); the
+		// protocol layer marks it write-only in the schema it serves
+		// (WriteOnlyPaths) and nulls it in plans (NullWriteOnly).
+		return schema.StringAttribute{Optional: true, Sensitive: true, Description: desc}
+	}
 	switch n.kind {
 	case kindString:
 		return schema.StringAttribute{Required: n.required, Optional: optional, Computed: computed, Sensitive: n.sensitive, Description: desc}

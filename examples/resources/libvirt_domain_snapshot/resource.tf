@@ -33,7 +33,8 @@ resource "libvirt_domain" "vm1" {
 
 # An internal snapshot: stored inside the qcow2 image. Of a running domain it
 # includes the memory state (memory.snapshot = "internal"). Only description
-# changes in place; revert with `virsh snapshot-revert vm1 before-upgrade`.
+# changes in place. Revert with the action libvirt_domain_snapshot_revert
+# (Terraform 1.14+) or, with OpenTofu, `virsh snapshot-revert vm1 before-upgrade`.
 resource "libvirt_domain_snapshot" "before_upgrade" {
   domain      = libvirt_domain.vm1.id
   name        = "before-upgrade"

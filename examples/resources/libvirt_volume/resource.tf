@@ -28,8 +28,8 @@ resource "libvirt_volume" "debian_verified" {
 # The digest from the checksum file the distribution publishes next to the
 # image (SHA256SUMS / SHA512SUMS / CHECKSUM), matched by the image's file name.
 # Volumes with the same content on one host share one download: the first
-# downloads it, the others are copies made on the host (TF_LOG=INFO shows
-# "volume content transferred" and "volume content copied").
+# downloads it, the others are copies made on the host. content_source and
+# content_bytes record, per volume, what its create did.
 resource "libvirt_volume" "ubuntu_root" {
   for_each = toset(["vm-a", "vm-b", "vm-c"])
   name     = "${each.key}-root.img"
@@ -38,10 +38,20 @@ resource "libvirt_volume" "ubuntu_root" {
     content = {
       url          = "https://cloud-images.ubuntu.com/noble/current/noble-server-cloudimg-amd64.img"
       checksum_url = "https://cloud-images.ubuntu.com/noble/current/SHA256SUMS"
-      # kept here by digest: later applies and other hosts read it from here
-      cache_dir = pathexpand("~/.cache/libvirt-images")
+      # kept here by digest: later applies and other hosts read it from here;
+      # beyond 20 GiB the images used least recently are removed
+      cache_dir      = pathexpand("~/.cache/libvirt-images")
+      cache_max_size = "20GiB"
     }
   }
+}
+
+# Printed at the end of every apply: what each volume's create transferred,
+# e.g. { "vm-a" = "download 617349120", "vm-b" = "copy 0", "vm-c" = "copy 0" }
+# on the first apply, "cache 617349120" for a volume created later from the
+# cache folder.
+output "image_transfers" {
+  value = { for k, v in libvirt_volume.ubuntu_root : k => "${v.content_source} ${v.content_bytes}" }
 }
 
 # A mirror behind a private certificate authority.
