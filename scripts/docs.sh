@@ -188,7 +188,9 @@ tf_actions() {
 # page's blocks. tfplugindocs renders a resource's import example (after the
 # sentence "...can be used with the `id` attribute") below its Example Usage,
 # on pages without a template that could carry a marker: such a block and
-# the page's first block are page-config implicitly.
+# the page's first block are page-config implicitly. Its import-by-identity
+# example (after "...can be used with the `identity` attribute") is not
+# validated: OpenTofu has no identities.
 #
 # Other providers and modules: a block that needs a provider other than this
 # one or a module from a registry cannot be validated offline: it is marked
@@ -332,6 +334,7 @@ check_doc_blocks() {
       match($0, /^ */); indent = RLENGTH
       m = marker
       if (prev ~ /can be used with the `id` attribute/) m = "import-example"
+      if (prev ~ /can be used with the `identity` attribute/) m = "not validated: import by identity is Terraform 1.12+ (OpenTofu has no identities)"
       printf "%s\t%s\t%d\t%s\n", id, FILENAME, FNR, m > (out "/index.tsv")
       file = out "/" id ".tf"; printf "" > file
       next
@@ -475,10 +478,28 @@ if $examples && ! $generate; then
   exit
 fi
 
+# Resource identities and list resources are Terraform's (1.12, 1.14): OpenTofu's
+# schema has neither, so they come from Terraform 1.15's, with the same build.
+TERRAFORM=${TERRAFORM_115:-/var/cache/tfplv/terraform-1.15.9}
+if [[ ! -x $TERRAFORM ]]; then
+  echo "docs: Terraform 1.15 not found at $TERRAFORM (set TERRAFORM_115): resource identities and list resources come from its schema" >&2
+  exit 1
+fi
+mkdir -p "$work/tf-root"
+sed "s#$PROVIDER_ADDR#registry.terraform.io/virtxml/libvirt#" "$work/root/main.tf" >"$work/tf-root/main.tf"
+sed "s#\"$PROVIDER_ADDR\"#\"registry.terraform.io/virtxml/libvirt\"#" "$work/tofurc" >"$work/tf.tfrc"
+log "reading identities and list resources with $("$TERRAFORM" version | head -1)"
+(cd "$work/tf-root" && TF_CLI_CONFIG_FILE="$work/tf.tfrc" "$TERRAFORM" providers schema -json) >"$work/schema-tf.json" 2>"$work/schema-tf.err" || {
+  cat "$work/schema-tf.err" >&2
+  exit 1
+}
+
 # tfplugindocs looks the schema up by the short provider name.
-jq --arg addr "$PROVIDER_ADDR" --arg name "$PROVIDER_NAME" '
+jq --arg addr "$PROVIDER_ADDR" --arg name "$PROVIDER_NAME" --slurpfile tf "$work/schema-tf.json" '
   if .provider_schemas[$addr] == null then error("no schema for " + $addr) else . end
-  | .provider_schemas = {($name): .provider_schemas[$addr]}' \
+  | ($tf[0].provider_schemas["registry.terraform.io/virtxml/libvirt"]) as $t
+  | .provider_schemas = {($name): (.provider_schemas[$addr]
+      + {resource_identity_schemas: ($t.resource_identity_schemas // {}), list_resource_schemas: ($t.list_resource_schemas // {})})}' \
   "$work/schema-full.json" >"$work/schema.json"
 log "schema: $(jq -r --arg n "$PROVIDER_NAME" '.provider_schemas[$n] |
   "\((.resource_schemas // {}) | length) resources, \((.data_source_schemas // {}) | length) data sources, \((.action_schemas // {}) | length) actions"' "$work/schema.json")"

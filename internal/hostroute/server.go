@@ -132,7 +132,11 @@ func (s *Server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyRe
 	if priorOK && plannedOK && prior != planned {
 		if set := s.set(); set != nil && set.SameHost(prior, planned) && onlyHostDiffers(typ, req.PriorState, req.PlannedState) {
 			// another name for the same connection: nothing to do on libvirt
-			return &tfprotov6.ApplyResourceChangeResponse{NewState: req.PlannedState, Private: req.PlannedPrivate}, nil
+			id, err := s.Server.IdentityData(req.TypeName, req.PlannedState)
+			if err != nil {
+				return nil, err
+			}
+			return &tfprotov6.ApplyResourceChangeResponse{NewState: req.PlannedState, Private: req.PlannedPrivate, NewIdentity: id}, nil
 		}
 	}
 	return s.Server.ApplyResourceChange(withHost(ctx, h), req)
@@ -174,6 +178,12 @@ func (s *Server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 	if got, ok := s.host(req.TypeName, typ, resp.NewState); ok && got.Null {
 		if st, err := setHost(typ, resp.NewState, h.Name); err == nil {
 			resp.NewState = st
+			// and the identity, made from the state, names the host too
+			if resp.NewIdentity != nil {
+				if resp.NewIdentity, err = s.Server.IdentityData(req.TypeName, st); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	return resp, nil
@@ -184,7 +194,28 @@ func (s *Server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 func (s *Server) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
 	typ, ok := s.HostedType(ctx, req.TypeName)
 	set := s.set()
-	if !ok || set == nil {
+	if !ok {
+		return s.Server.ImportResourceState(ctx, req)
+	}
+	if req.Identity != nil && req.ID == "" {
+		// an import by identity names its host in identity.host
+		name, ok := s.Server.IdentityHost(req.TypeName, attrHost, req.Identity)
+		if !ok || name == "" {
+			return s.Server.ImportResourceState(ctx, req)
+		}
+		if set != nil {
+			if _, _, err := set.resolve(Ref{Name: name}); err != nil {
+				return &tfprotov6.ImportResourceStateResponse{Diagnostics: []*tfprotov6.Diagnostic{{
+					Severity: tfprotov6.DiagnosticSeverityError,
+					Summary:  "Unknown host in the import identity",
+					Detail:   fmt.Sprintf("identity.host: %v; leave it null for the provider's uri.", err),
+				}}}, nil
+			}
+		}
+		resp, err := s.Server.ImportResourceState(withHost(ctx, Ref{Name: name}), req)
+		return recordHost(typ, resp, err, name)
+	}
+	if set == nil {
 		return s.Server.ImportResourceState(ctx, req)
 	}
 	name, rest, found := strings.Cut(req.ID, "/")
@@ -195,6 +226,11 @@ func (s *Server) ImportResourceState(ctx context.Context, req *tfprotov6.ImportR
 	r2 := *req
 	r2.ID = rest
 	resp, err := s.Server.ImportResourceState(withHost(ctx, h), &r2)
+	return recordHost(typ, resp, err, name)
+}
+
+// recordHost sets host = name in the states an import on that host returned.
+func recordHost(typ tftypes.Type, resp *tfprotov6.ImportResourceStateResponse, err error, name string) (*tfprotov6.ImportResourceStateResponse, error) {
 	if err != nil || resp == nil {
 		return resp, err
 	}

@@ -1,7 +1,8 @@
 // Package libvirtops holds the provider's libvirt operations, one adapter per
 // object kind (domain, network, nwfilter, pool, volume, secret, snapshot):
 // lookup by UUID, name or key, fetching the XML, define, start and stop,
-// removal, the name-collision check, and the longer procedures built on them
+// removal, the name-collision check, listing a host's objects (list.go, for
+// the list resources and plural data sources), and the longer procedures built on them
 // (the hot-plug diff, live network updates, migration, resize, address
 // polling), and the day-2 operations the actions run (reboot, reset,
 // shutdown, snapshot revert, and filesystem growth in the guest through the

@@ -30,6 +30,9 @@ type libvirtProvider struct {
 	// hosts are the configured connections (hosts.go), kept for the
 	// protocol server's own planning path (ProtocolServer).
 	hosts *hostroute.Set
+	// tree is the tree resources' protocol layer, which holds their
+	// identities; the list resources ask it (list_resources.go)
+	tree *treeresource.Server
 }
 
 // New returns the provider factory used by main and by acceptance tests.
@@ -92,6 +95,7 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.ResourceData = hosts
 	resp.DataSourceData = hosts
 	resp.ActionData = hosts
+	resp.ListResourceData = hosts
 }
 
 // Resources lists every resource the provider serves.
@@ -125,10 +129,10 @@ func (p *libvirtProvider) TreeDataSources() []treeresource.DataSource {
 // DataSources lists the data sources the framework serves; the lookup data
 // sources are in TreeDataSources.
 func (p *libvirtProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{
+	return append([]func() datasource.DataSource{
 		NewDomainInterfaceAddressesDataSource,
 		NewNodeDeviceInfoDataSource,
 		NewNodeDevicesDataSource,
 		NewNodeInfoDataSource,
-	}
+	}, p.hostObjectsDataSources()...)
 }

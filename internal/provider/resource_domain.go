@@ -67,9 +67,10 @@ func domainSpec() treeresource.Spec[libvirtxml.Domain] {
 
 func domainOwnSpec() treeresource.Spec[libvirtxml.Domain] {
 	return treeresource.Spec[libvirtxml.Domain]{
-		Routing: hostroute.Attributes("domain"),
-		Name:    "domain",
-		Model:   xmlschema.Domain(),
+		Routing:  hostroute.Attributes("domain"),
+		Name:     "domain",
+		Identity: uuidIdentity("domain"),
+		Model:    xmlschema.Domain(),
 		Description: "A libvirt domain (virtual machine). The attributes mirror the libvirt domain XML " +
 			"(https://libvirt.org/formatdomain.html) one to one; `running`, `autostart` and the start and " +
 			"shutdown options are the provider's own. vCPU (`vcpu_current`) and memory (`current_memory`) changes, " +

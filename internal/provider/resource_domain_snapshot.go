@@ -72,10 +72,11 @@ func NewDomainSnapshotResource() resource.Resource {
 		}
 	}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.DomainSnapshot]{
-		Routing: hostroute.Attributes("snapshot"),
-		Name:    "domain_snapshot",
-		Noun:    "snapshot",
-		Model:   xmlschema.DomainSnapshot(),
+		Routing:  hostroute.Attributes("snapshot"),
+		Name:     "domain_snapshot",
+		Noun:     "snapshot",
+		Identity: snapshotIdentity(),
+		Model:    xmlschema.DomainSnapshot(),
 		Description: "A snapshot of a libvirt domain, taken with virDomainSnapshotCreateXML. The attributes mirror the " +
 			"libvirt snapshot XML (https://libvirt.org/formatsnapshot.html); the domain definition libvirt stores inside " +
 			"the snapshot is not part of the schema. `domain` is the domain's UUID (`libvirt_domain.<name>.id`).\n\n" +

@@ -32,9 +32,10 @@ var (
 func NewNetworkResource() resource.Resource {
 	r := &networkResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.Network]{
-		Routing: hostroute.Attributes("network"),
-		Name:    "network",
-		Model:   xmlschema.Network(),
+		Routing:  hostroute.Attributes("network"),
+		Name:     "network",
+		Identity: uuidIdentity("network"),
+		Model:    xmlschema.Network(),
 		Description: "A libvirt virtual network. The attributes mirror the libvirt network XML " +
 			"(https://libvirt.org/formatnetwork.html) one to one. The network is defined and started; " +
 			"changes to DHCP host reservations (`ips[].dhcp.hosts`) and DNS hosts (`dns.host`) are applied live " +

@@ -34,10 +34,11 @@ var (
 func NewNWFilterResource() resource.Resource {
 	r := &nwfilterResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.NWFilter]{
-		Routing: hostroute.Attributes("network filter"),
-		Name:    "nwfilter",
-		Noun:    "network filter",
-		Model:   xmlschema.NWFilter(),
+		Routing:  hostroute.Attributes("network filter"),
+		Name:     "nwfilter",
+		Noun:     "network filter",
+		Identity: uuidIdentity("network filter"),
+		Model:    xmlschema.NWFilter(),
 		Description: "A libvirt network filter (https://libvirt.org/formatnwfilter.html); the attributes mirror its XML " +
 			"one to one. `entries` are the filter's `<rule>` and `<filterref>` elements in order: each entry sets `rule` " +
 			"(with `action`, `direction`, an optional `priority` and one protocol match such as `ip`, `tcp`, `udp`, `icmp`, " +

@@ -32,9 +32,10 @@ var (
 func NewPoolResource() resource.Resource {
 	r := &poolResource{}
 	spec := treeresource.Spec[libvirtxml.StoragePool]{
-		Routing: hostroute.Attributes("pool"),
-		Name:    "pool",
-		Model:   xmlschema.StoragePool(),
+		Routing:  hostroute.Attributes("pool"),
+		Name:     "pool",
+		Identity: uuidIdentity("pool"),
+		Model:    xmlschema.StoragePool(),
 		Description: "A libvirt storage pool. The attributes mirror the libvirt storage pool XML " +
 			"(https://libvirt.org/formatstorage.html) one to one; `name` and `type` are required. " +
 			"The pool is defined, built when its type needs it (`dir`, `fs` and `netfs` create their target directory; " +

@@ -48,9 +48,10 @@ var secretUsageTypes = map[string]struct {
 func NewSecretResource() resource.Resource {
 	r := &secretResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.Secret]{
-		Routing: hostroute.Attributes("secret"),
-		Name:    "secret",
-		Model:   xmlschema.Secret(),
+		Routing:  hostroute.Attributes("secret"),
+		Name:     "secret",
+		Identity: uuidIdentity("secret"),
+		Model:    xmlschema.Secret(),
 		Description: "A libvirt secret (https://libvirt.org/formatsecret.html): a passphrase or key that libvirt hands to " +
 			"QEMU for an encrypted volume (LUKS), a Ceph or iSCSI pool, TLS or a vTPM, without putting it into domain or volume XML. " +
 			"The attributes mirror the secret XML one to one; the value is set with `value` (text), `value_base64` (bytes) or " +

@@ -44,6 +44,7 @@ func NewVolumeResource() resource.Resource {
 		Name:     "volume",
 		Model:    xmlschema.StorageVolume(),
 		ImportID: "key or \"pool/name\"",
+		Identity: volumeIdentity(),
 		Description: "A libvirt storage volume. The attributes mirror the libvirt volume XML " +
 			"(https://libvirt.org/formatstorage.html#storage-volume-xml) one to one, plus `pool`, `create` and `path`. " +
 			"A volume is either empty (set `capacity`), an overlay on a base image (`backing_store`), or filled from " +

@@ -38,6 +38,7 @@ func newProtocolServer(p *libvirtProvider) (*hostroute.Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("libvirt provider: %w", err)
 	}
+	p.tree = s
 	if err := s.AddDataSources(p.TreeDataSources()...); err != nil {
 		return nil, fmt.Errorf("libvirt provider: %w", err)
 	}

@@ -37,6 +37,8 @@ type Spec[T any] struct {
 	// InPlace lists the document attributes Update applies when
 	// ReplaceOnChange is AllDocument.
 	InPlace []string
+	// Identity is the resource's identity (identity.go); nil: none.
+	Identity *Identity
 	// Routing are attributes that route the resource's requests, read and
 	// set by the protocol layer in front of this one (the host:
 	// internal/hostroute). They join Own unless Own declares one of the

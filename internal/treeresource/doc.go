@@ -6,7 +6,11 @@
 //
 //   - The protocol layer (Server): five protocol 6 calls answered here
 //     instead of by the framework's generic server, one file per call
-//     (schema.go, validate.go, plan.go, read.go, upgrade.go). The document
+//     (schema.go, validate.go, plan.go, read.go, upgrade.go), and the
+//     resource identities (identity.go: derived from the state on read,
+//     plan, apply and import; import by identity), which the framework does
+//     not see. The list resources' calls pass through to the framework
+//     (list.go). The document
 //     tree has thousands of attributes and no validators, defaults or plan
 //     modifiers of its own; the framework walks all of it, several times per
 //     call. These calls walk only what has behaviour: the resource's own
@@ -21,7 +25,8 @@
 //     keeping the values libvirt chose, volatile values, replacement on
 //     change), with named hooks (Hooks) for the parts that are the
 //     resource's own: how it fetches and looks up its object (through
-//     internal/libvirtops), its fix-ups and what it prunes on import. The
+//     internal/libvirtops), its fix-ups, what it prunes on import and what
+//     it leaves out of a generated configuration (adopt.go). The
 //     package does not import go-libvirt: a *libvirtconn.Client is only
 //     handed through to the hooks.
 //

@@ -129,6 +129,17 @@ func (t *treeType) plan(ctx context.Context, providerData any, req *tfprotov6.Pl
 		return nil, err
 	}
 	resp.PlannedState = &planned
+	if t.identity != nil && !plan.Raw.IsNull() {
+		// the identity the apply will return; while the plan does not know
+		// it yet (a create), the prior one, if any
+		if v := t.identity.valueOf(plan.Raw); v != nil {
+			if resp.PlannedIdentity, err = t.identity.data(plan.Raw); err != nil {
+				return nil, err
+			}
+		} else {
+			resp.PlannedIdentity = req.PriorIdentity
+		}
+	}
 	ps.provider = providerDataKeys(carrier.Private)
 	if newShape != nil {
 		if err := recordShape(ps, newShape); err != nil {

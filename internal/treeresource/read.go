@@ -54,5 +54,10 @@ func (t *treeType) read(ctx context.Context, providerData any, req *tfprotov6.Re
 		return nil, err
 	}
 	resp.NewState = &newState
+	// the identity follows the state; a state from before identities
+	// existed gains one here
+	if err := t.addIdentity(resp.NewState, &resp.NewIdentity); err != nil {
+		return nil, err
+	}
 	return resp, nil
 }

@@ -13,6 +13,7 @@ import (
 // added to it (datasource.go).
 func (s *Server) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
 	s.schemaOnce.Do(func() {
+		defer s.schemaReady.Store(true)
 		s.schemaResp, s.schemaErr = s.ProviderServer.GetProviderSchema(ctx, req)
 		if s.schemaErr == nil && s.schemaResp != nil {
 			s.schemaErr = s.markWriteOnly(s.schemaResp)
@@ -79,4 +80,15 @@ func markWriteOnlyAt(attrs []*tfprotov6.SchemaAttribute, p []string) ([]*tfproto
 		return out, nil
 	}
 	return nil, fmt.Errorf("write-only path %v: no attribute %s", p, p[0])
+}
+
+// ResourceSchema is the protocol schema of a resource type once
+// GetProviderSchema has answered, nil before and while it is being built:
+// the list resources hand it to the framework, which asks for it while it
+// builds that very answer too (ListResource builds it first).
+func (s *Server) ResourceSchema(typeName string) *tfprotov6.Schema {
+	if !s.schemaReady.Load() || s.schemaResp == nil {
+		return nil
+	}
+	return s.schemaResp.ResourceSchemas[typeName]
 }

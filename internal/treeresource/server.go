@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -44,9 +45,10 @@ type Server struct {
 	// data are the lookup data sources (datasource.go)
 	data map[string]*dataType
 
-	schemaOnce sync.Once
-	schemaResp *tfprotov6.GetProviderSchemaResponse
-	schemaErr  error
+	schemaOnce  sync.Once
+	schemaResp  *tfprotov6.GetProviderSchemaResponse
+	schemaErr   error
+	schemaReady atomic.Bool // set once schemaOnce built schemaResp
 }
 
 // treeType is one tree resource type, prepared once per process.
@@ -57,6 +59,8 @@ type treeType struct {
 	doc         Document
 	own         []ownAttribute
 	values      valueCache
+	// identity is the type's resource identity (identity.go); nil: none
+	identity *identityDef
 }
 
 // NewServer wraps framework, the framework's server of the same provider.
@@ -92,6 +96,9 @@ func NewServer(ctx context.Context, framework tfprotov6.ProviderServer, provider
 			objType:     sr.Schema.Type().TerraformType(ctx),
 			doc:         doc,
 			own:         own,
+		}
+		if idr, ok := r.(Identified); ok {
+			s.types[md.TypeName].identity = newIdentityDef(idr.IdentitySpec())
 		}
 	}
 	return s, nil

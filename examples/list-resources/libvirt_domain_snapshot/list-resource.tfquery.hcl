@@ -1,0 +1,7 @@
+list "libvirt_domain_snapshot" "db" {
+  provider         = libvirt
+  include_resource = true
+  config {
+    domain = "db1"
+  }
+}

@@ -1,0 +1,4 @@
+list "libvirt_network" "all" {
+  provider         = libvirt
+  include_resource = true
+}

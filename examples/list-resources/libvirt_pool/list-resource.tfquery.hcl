@@ -1,0 +1,4 @@
+list "libvirt_pool" "all" {
+  provider         = libvirt
+  include_resource = true
+}
