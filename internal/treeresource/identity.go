@@ -325,11 +325,19 @@ func (s *Server) ImportResourceState(ctx context.Context, req *tfprotov6.ImportR
 }
 
 // ApplyResourceChange adds the identity of the new state to the framework's
-// answer.
+// answer. The framework's resources know no identity (it is served here), so
+// the planned identity is not passed on: the framework refuses identity data
+// for a resource without an identity schema ("Unable to Convert Resource
+// Identity", on every update of a resource that has one).
 func (s *Server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	resp, err := s.ProviderServer.ApplyResourceChange(ctx, req)
 	t, ok := s.types[req.TypeName]
-	if err != nil || resp == nil || !ok || t.identity == nil {
+	if !ok || t.identity == nil {
+		return s.ProviderServer.ApplyResourceChange(ctx, req)
+	}
+	fwReq := *req
+	fwReq.PlannedIdentity = nil
+	resp, err := s.ProviderServer.ApplyResourceChange(ctx, &fwReq)
+	if err != nil || resp == nil {
 		return resp, err
 	}
 	if err := t.addIdentity(resp.NewState, &resp.NewIdentity); err != nil {
