@@ -2,6 +2,7 @@ package libvirtops
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -39,7 +40,8 @@ func TestSecretAdapter(t *testing.T) {
 	usage := "tfpkg-secret-" + NewUUID()[:8]
 	doc := &libvirtxml.Secret{UUID: NewUUID(), Ephemeral: "no", Private: "no",
 		Usage: &libvirtxml.SecretUsage{Type: "ceph", Name: usage}}
-	t.Cleanup(func() { _ = secrets.Remove(ctx, doc.UUID) })
+	// t.Context() is cancelled before cleanups run
+	t.Cleanup(func() { _ = secrets.Remove(context.Background(), doc.UUID) })
 
 	if exists, err := secrets.Exists(ctx, doc.UUID); err != nil || exists {
 		t.Fatalf("before create: exists %v, %v", exists, err)
@@ -108,8 +110,8 @@ func TestNwfilterAdapter(t *testing.T) {
 	user := &libvirtxml.NWFilter{Name: "tfpkg-filter-user", UUID: NewUUID(), Chain: "root",
 		Entries: []libvirtxml.NWFilterEntry{{Ref: &libvirtxml.NWFilterRef{Filter: base.Name}}}}
 	t.Cleanup(func() {
-		_ = filters.Remove(ctx, user.UUID)
-		_ = filters.Remove(ctx, base.UUID)
+		_ = filters.Remove(context.Background(), user.UUID)
+		_ = filters.Remove(context.Background(), base.UUID)
 	})
 	if taken, err := filters.NameTaken(ctx, base.Name); err != nil || taken != "" {
 		t.Fatalf("before define: %s taken by %q, %v", base.Name, taken, err)
@@ -222,7 +224,7 @@ func TestVolumeGrow(t *testing.T) {
 	doc := &libvirtxml.StorageVolume{Name: "tfpkg-grow-" + NewUUID()[:8] + ".img",
 		Capacity: &libvirtxml.StorageVolumeSize{Unit: "bytes", Value: 1 << 20},
 		Target:   &libvirtxml.StorageVolumeTarget{Format: &libvirtxml.StorageVolumeTargetFormat{Type: "raw"}}}
-	t.Cleanup(func() { _, _ = vols.RemoveIfPresent(ctx, pool, doc.Name) })
+	t.Cleanup(func() { _, _ = vols.RemoveIfPresent(context.Background(), pool, doc.Name) })
 	key, _, err := vols.CreateEmpty(ctx, pool, doc)
 	if err != nil {
 		t.Fatal(err)
