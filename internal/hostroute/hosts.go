@@ -27,9 +27,6 @@ import (
 // the resource's value); resources get their connection from Set, the
 // provider data, through treeresource.ClientFromContext.
 
-// attrHost is the resource attribute naming the host.
-const attrHost = treeresource.HostAttr
-
 // DefaultURI is used when neither the uri attribute nor LIBVIRT_DEFAULT_URI is set.
 const DefaultURI = "qemu:///system"
 
@@ -194,9 +191,14 @@ func (s *Set) Client(h Ref) (*libvirtconn.Client, error) {
 	return s.clients[uri], nil
 }
 
-// ClientFor is the connection of the host ctx names (treeresource.Clients).
-func (s *Set) ClientFor(ctx context.Context) (*libvirtconn.Client, error) {
-	return s.Client(hostFromContext(ctx))
+// ClientFor is the connection of the host ctx names (treeresource.Clients);
+// a host the provider does not know is an error on the host attribute.
+func (s *Set) ClientFor(ctx context.Context) (*libvirtconn.Client, diag.Diagnostics) {
+	c, err := s.Client(hostFromContext(ctx))
+	if err != nil {
+		return nil, diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root(Attr), "Unknown host", err.Error())}
+	}
+	return c, nil
 }
 
 // MigrateUnsafe tells whether live migrations to host h skip libvirt's

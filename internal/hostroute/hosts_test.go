@@ -21,9 +21,10 @@ func dynamicValue(t *testing.T, typ tftypes.Type, v tftypes.Value) *tfprotov6.Dy
 	return &dv
 }
 
-// TestHostOf reads the host attribute out of msgpack values of every shape:
-// set, null, unknown, absent (an older schema), and whole values null or
-// unknown; around it, nested attributes named host must not count.
+// TestHostOf reads the host attribute out of values of every shape, decoded
+// with the resource's type: set, null, unknown, and whole values null or
+// unknown or not of the type (an older schema's value is upgraded before it
+// is planned); around it, nested attributes named host must not count.
 func TestHostOf(t *testing.T) {
 	nested := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"host": tftypes.String}}
 	typ := tftypes.Object{AttributeTypes: map[string]tftypes.Type{
@@ -46,14 +47,20 @@ func TestHostOf(t *testing.T) {
 		{"named", dynamicValue(t, typ, obj(tftypes.NewValue(tftypes.String, "b"))), Ref{Name: "b"}, true},
 		{"null", dynamicValue(t, typ, obj(tftypes.NewValue(tftypes.String, nil))), Ref{Null: true}, true},
 		{"unknown", dynamicValue(t, typ, obj(tftypes.NewValue(tftypes.String, tftypes.UnknownValue))), Ref{Unknown: true}, true},
-		{"absent", dynamicValue(t, old, tftypes.NewValue(old, map[string]tftypes.Value{"name": tftypes.NewValue(tftypes.String, "x")})), Ref{Null: true}, true},
+		{"other type", dynamicValue(t, old, tftypes.NewValue(old, map[string]tftypes.Value{"name": tftypes.NewValue(tftypes.String, "x")})), Ref{}, false},
 		{"null object", dynamicValue(t, typ, tftypes.NewValue(typ, nil)), Ref{}, false},
 		{"unknown object", dynamicValue(t, typ, tftypes.NewValue(typ, tftypes.UnknownValue)), Ref{}, false},
 		{"no value", nil, Ref{}, false},
 		{"json", &tfprotov6.DynamicValue{JSON: []byte(`{"host":"b","name":"x"}`)}, Ref{Name: "b"}, true},
 		{"json null", &tfprotov6.DynamicValue{JSON: []byte(`{"host":null}`)}, Ref{Null: true}, true},
 	} {
-		got, ok := hostOf(c.dv)
+		var got Ref
+		var ok bool
+		if c.dv == nil {
+			got, ok = hostOf(tftypes.Value{}, nil)
+		} else {
+			got, ok = hostOf(c.dv.Unmarshal(typ))
+		}
 		if got != c.want || ok != c.ok {
 			t.Errorf("%s: hostOf = %+v, %t; want %+v, %t", c.name, got, ok, c.want, c.ok)
 		}

@@ -1,9 +1,7 @@
 package hostroute
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,8 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-	msgpack "github.com/vmihailenco/msgpack/v5"
-	"github.com/vmihailenco/msgpack/v5/msgpcode"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
@@ -25,7 +21,7 @@ import (
 //
 //   - plan: a changed host replaces the resource (RequiresReplace on host),
 //     unless both names have the same uri, or the resource moves in place
-//     (a treeresource.Movable: libvirt_domain plans its move itself,
+//     (a Movable: libvirt_domain plans its move itself,
 //     domain_move.go);
 //   - apply: a change of nothing but the host's name, between names with the
 //     same uri, is stored without calling the resource;
@@ -46,13 +42,13 @@ type Server struct {
 	// object types
 	hosted map[string]tftypes.Type
 	// movable are the resource types whose host changes in place
-	// (treeresource.Movable)
+	// (Movable)
 	movable map[string]bool
 }
 
 // NewServer puts the host routing in front of the tree-resource core s.
 // hosts returns the provider's configured host set; resources and typeName
-// are the provider's (treeresource.Movable marks the resources that move).
+// are the provider's (Movable marks the resources that move).
 func NewServer(s *treeresource.Server, hosts func() *Set, resources func(context.Context) []func() resource.Resource, typeName string) *Server {
 	return &Server{Server: s, hosts: hosts, resources: resources, typeName: typeName}
 }
@@ -65,7 +61,7 @@ func (s *Server) HostedType(ctx context.Context, typeName string) (tftypes.Type,
 		s.movable = map[string]bool{}
 		for _, newResource := range s.resources(ctx) {
 			r := newResource()
-			if _, ok := r.(treeresource.Movable); ok {
+			if _, ok := r.(Movable); ok {
 				var md resource.MetadataResponse
 				r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: s.typeName}, &md)
 				s.movable[md.TypeName] = true
@@ -93,11 +89,12 @@ func (s *Server) HostedType(ctx context.Context, typeName string) (tftypes.Type,
 func (s *Server) set() *Set { return s.hosts() }
 
 func (s *Server) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	if _, ok := s.HostedType(ctx, req.TypeName); !ok {
+	typ, ok := s.HostedType(ctx, req.TypeName)
+	if !ok {
 		return s.Server.PlanResourceChange(ctx, req)
 	}
-	prior, priorOK := hostOf(req.PriorState)
-	planned, plannedOK := hostOf(req.ProposedNewState)
+	prior, priorOK := s.host(req.TypeName, typ, req.PriorState)
+	planned, plannedOK := s.host(req.TypeName, typ, req.ProposedNewState)
 	h := planned
 	if !plannedOK {
 		h = prior // destroy
@@ -126,8 +123,8 @@ func (s *Server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyRe
 	if !ok {
 		return s.Server.ApplyResourceChange(ctx, req)
 	}
-	prior, priorOK := hostOf(req.PriorState)
-	planned, plannedOK := hostOf(req.PlannedState)
+	prior, priorOK := s.host(req.TypeName, typ, req.PriorState)
+	planned, plannedOK := s.host(req.TypeName, typ, req.PlannedState)
 	h := planned
 	if !plannedOK {
 		h = prior // delete
@@ -168,7 +165,7 @@ func (s *Server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 	if !ok {
 		return s.Server.ReadResource(ctx, req)
 	}
-	h, ok := hostOf(req.CurrentState)
+	h, ok := s.host(req.TypeName, typ, req.CurrentState)
 	if !ok {
 		return s.Server.ReadResource(ctx, req)
 	}
@@ -178,7 +175,7 @@ func (s *Server) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRe
 	}
 	// The read after an import starts from nothing but the id and the host
 	// (ImportResourceState) and may drop the host with the rest.
-	if got, ok := hostOf(resp.NewState); ok && got.Null {
+	if got, ok := s.host(req.TypeName, typ, resp.NewState); ok && got.Null {
 		if st, err := setHost(typ, resp.NewState, h.Name); err == nil {
 			resp.NewState = st
 			// and the identity, made from the state, names the host too
@@ -202,7 +199,7 @@ func (s *Server) ImportResourceState(ctx context.Context, req *tfprotov6.ImportR
 	}
 	if req.Identity != nil && req.ID == "" {
 		// an import by identity names its host in identity.host
-		name, ok := s.Server.IdentityHost(req.TypeName, req.Identity)
+		name, ok := s.Server.IdentityHost(req.TypeName, attrHost, req.Identity)
 		if !ok || name == "" {
 			return s.Server.ImportResourceState(ctx, req)
 		}
@@ -258,20 +255,29 @@ func recordHost(typ tftypes.Type, resp *tfprotov6.ImportResourceStateResponse, e
 // PlanAction plans an action on the host its configuration names (its host
 // attribute, as a resource's).
 func (s *Server) PlanAction(ctx context.Context, req *tfprotov6.PlanActionRequest) (*tfprotov6.PlanActionResponse, error) {
-	return s.Server.PlanAction(withHost(ctx, actionHost(req.Config)), req)
+	return s.Server.PlanAction(withHost(ctx, s.actionHost(ctx, req.ActionType, req.Config)), req)
 }
 
 // InvokeAction runs an action on the host its configuration names. The
 // framework runs the action with this context after InvokeAction returned
 // (the response's event stream), so the host travels with it.
 func (s *Server) InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error) {
-	return s.Server.InvokeAction(withHost(ctx, actionHost(req.Config)), req)
+	return s.Server.InvokeAction(withHost(ctx, s.actionHost(ctx, req.ActionType, req.Config)), req)
 }
 
-// actionHost reads the host attribute of an action's configuration; an
-// action without one runs on the provider's uri.
-func actionHost(config *tfprotov6.DynamicValue) Ref {
-	if h, ok := hostOf(config); ok {
+// actionHost reads the host attribute of an action's configuration,
+// decoded with the action's schema type; an action without one runs on the
+// provider's uri.
+func (s *Server) actionHost(ctx context.Context, actionType string, config *tfprotov6.DynamicValue) Ref {
+	resp, err := s.Server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil || resp == nil || config == nil {
+		return Ref{Null: true}
+	}
+	sch := resp.ActionSchemas[actionType]
+	if sch == nil || sch.Schema == nil {
+		return Ref{Null: true}
+	}
+	if h, ok := hostOf(config.Unmarshal(sch.Schema.ValueType())); ok {
 		return h
 	}
 	return Ref{Null: true}
@@ -296,14 +302,14 @@ func setHost(typ tftypes.Type, dv *tfprotov6.DynamicValue, name string) (*tfprot
 }
 
 // Moves tells whether resources of this type move between hosts in place
-// (treeresource.Movable) instead of being replaced.
+// (Movable) instead of being replaced.
 func (s *Server) Moves(ctx context.Context, typeName string) bool {
 	s.HostedType(ctx, typeName)
 	return s.movable[typeName]
 }
 
-// RefOf reads the host attribute of a resource's decoded attributes (the
-// resource's own view; hostOf reads it from the protocol's value).
+// RefOf reads the host attribute of a resource's decoded attributes (null
+// when it has none).
 func RefOf(attrs map[string]tftypes.Value) Ref {
 	v, ok := attrs[attrHost]
 	switch {
@@ -317,69 +323,31 @@ func RefOf(attrs map[string]tftypes.Value) Ref {
 	return Ref{Name: s}
 }
 
-// hostOf reads the host attribute of a resource value without decoding the
-// rest (a domain's value is large, and every plan and apply passes here).
-// ok is false when the value itself is absent, null or unknown.
-func hostOf(dv *tfprotov6.DynamicValue) (h Ref, ok bool) {
-	if dv == nil {
+// host reads the host attribute of a value of resource type typeName (of
+// object type typ). The tree-resource core decodes it through its cache of
+// decoded values, where the core finds it again when the request reaches
+// it: the value is decoded once.
+func (s *Server) host(typeName string, typ tftypes.Type, dv *tfprotov6.DynamicValue) (Ref, bool) {
+	if dv == nil || (dv.MsgPack == nil && dv.JSON == nil) {
 		return Ref{}, false
 	}
-	if dv.MsgPack == nil {
-		if dv.JSON == nil {
-			return Ref{}, false
-		}
-		return hostOfJSON(dv.JSON)
+	v, cached, err := s.Server.Decode(typeName, dv)
+	if !cached {
+		v, err = dv.Unmarshal(typ)
 	}
-	dec := msgpack.NewDecoder(bytes.NewReader(dv.MsgPack))
-	code, err := dec.PeekCode()
-	if err != nil || code == msgpcode.Nil || msgpcode.IsExt(code) {
-		return Ref{}, false
-	}
-	n, err := dec.DecodeMapLen()
-	if err != nil || n < 0 {
-		return Ref{}, false
-	}
-	for i := 0; i < n; i++ {
-		key, err := dec.DecodeString()
-		if err != nil {
-			return Ref{}, false
-		}
-		if key != attrHost {
-			if dec.Skip() != nil {
-				return Ref{}, false
-			}
-			continue
-		}
-		code, err := dec.PeekCode()
-		switch {
-		case err != nil:
-			return Ref{}, false
-		case code == msgpcode.Nil:
-			return Ref{Null: true}, true
-		case msgpcode.IsExt(code):
-			return Ref{Unknown: true}, true
-		}
-		name, err := dec.DecodeString()
-		if err != nil {
-			return Ref{}, false
-		}
-		return Ref{Name: name}, true
-	}
-	return Ref{Null: true}, true // no such attribute (an older state)
+	return hostOf(v, err)
 }
 
-func hostOfJSON(b []byte) (Ref, bool) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(b, &m) != nil || m == nil {
+// hostOf reads the host attribute of a decoded resource value (err: the
+// decoding's error). ok is false when the value is absent, null, unknown or
+// could not be decoded.
+func hostOf(v tftypes.Value, err error) (h Ref, ok bool) {
+	if err != nil || v.Type() == nil || v.IsNull() || !v.IsKnown() {
 		return Ref{}, false
 	}
-	raw, ok := m[attrHost]
-	if !ok || string(raw) == "null" {
-		return Ref{Null: true}, true
+	var attrs map[string]tftypes.Value
+	if v.As(&attrs) != nil {
+		return Ref{}, false
 	}
-	var name string
-	if json.Unmarshal(raw, &name) != nil {
-		return Ref{Unknown: true}, true
-	}
-	return Ref{Name: name}, true
+	return RefOf(attrs), true
 }

@@ -14,31 +14,10 @@ import (
 )
 
 // Domain is the adapter for libvirt domains, addressed by UUID.
-type Domain struct{ c *libvirtconn.Client }
+type Domain struct{ byUUID }
 
 // Domains returns the domain adapter on this connection.
-func Domains(c *libvirtconn.Client) Domain { return Domain{c: c} }
-
-var domainLookup = lookupBy((*libvirt.Libvirt).DomainLookupByUUID, (*libvirt.Libvirt).DomainLookupByName,
-	func(o libvirt.Domain) libvirt.UUID { return o.UUID })
-
-// LookUp resolves an import ID (UUID or name) to the domain's UUID.
-func (d Domain) LookUp(ctx context.Context, importID string) (string, error) {
-	return domainLookup.importID(ctx, d.c, importID)
-}
-
-// Find resolves a data source's `uuid` or `name` to the domain's UUID.
-func (d Domain) Find(ctx context.Context, by map[string]string) (string, error) {
-	return domainLookup.find(ctx, d.c, by)
-}
-
-func domainRef(id string) (libvirt.Domain, error) {
-	u, err := ParseUUID(id)
-	if err != nil {
-		return libvirt.Domain{}, err
-	}
-	return libvirt.Domain{UUID: u}, nil
-}
+func Domains(c *libvirtconn.Client) Domain { return Domain{byUUID{c: c, lookup: domainLookup}} }
 
 // DomainOptions steer how a domain is started, stopped and updated.
 type DomainOptions struct {

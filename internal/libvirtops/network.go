@@ -12,41 +12,10 @@ import (
 )
 
 // Network is the adapter for libvirt networks, addressed by UUID.
-type Network struct{ c *libvirtconn.Client }
+type Network struct{ byUUID }
 
 // Networks returns the network adapter on this connection.
-func Networks(c *libvirtconn.Client) Network { return Network{c: c} }
-
-var networkLookup = lookupBy((*libvirt.Libvirt).NetworkLookupByUUID, (*libvirt.Libvirt).NetworkLookupByName,
-	func(o libvirt.Network) libvirt.UUID { return o.UUID })
-
-// LookUp resolves an import ID (UUID or name) to the network's UUID.
-func (n Network) LookUp(ctx context.Context, importID string) (string, error) {
-	return networkLookup.importID(ctx, n.c, importID)
-}
-
-// Find resolves a data source's `uuid` or `name` to the network's UUID.
-func (n Network) Find(ctx context.Context, by map[string]string) (string, error) {
-	return networkLookup.find(ctx, n.c, by)
-}
-
-func networkRef(id string) (libvirt.Network, error) {
-	u, err := ParseUUID(id)
-	if err != nil {
-		return libvirt.Network{}, err
-	}
-	return libvirt.Network{UUID: u}, nil
-}
-
-// named completes a reference by UUID with the network's name where the
-// driver addresses networks by name (the test driver); the qemu host's
-// network driver finds them by UUID, so Read pays no extra round trip there.
-func (n Network) named(l *libvirt.Libvirt, net libvirt.Network) (libvirt.Network, error) {
-	if net.Name != "" || !addressesByName(n.c) {
-		return net, nil
-	}
-	return l.NetworkLookupByUUID(net.UUID)
-}
+func Networks(c *libvirtconn.Client) Network { return Network{byUUID{c: c, lookup: networkLookup}} }
 
 // NetworkState is what Fetch reads: the persistent definition, and whether
 // the network runs and starts with libvirtd.

@@ -6,32 +6,11 @@ import (
 
 	"github.com/digitalocean/go-libvirt"
 	"libvirt.org/go/libvirtxml"
+
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops/opstest"
 )
 
 // Unit tests of the live network update operations (no libvirtd).
-
-func testNetworkDoc() *libvirtxml.Network {
-	return &libvirtxml.Network{
-		Name:    "unit",
-		UUID:    "6a0d6c8e-3c39-4a52-9a1e-0d1f4f1f3b21",
-		Forward: &libvirtxml.NetworkForward{Mode: "nat"},
-		Bridge:  &libvirtxml.NetworkBridge{Name: "virbr9"},
-		Domain:  &libvirtxml.NetworkDomain{Name: "unit.local"},
-		DNS: &libvirtxml.NetworkDNS{Host: []libvirtxml.NetworkDNSHost{
-			{IP: "10.9.0.10", Hostnames: []libvirtxml.NetworkDNSHostHostname{{Hostname: "a"}}},
-		}},
-		IPs: []libvirtxml.NetworkIP{{
-			Address: "10.9.0.1", Prefix: 24,
-			DHCP: &libvirtxml.NetworkDHCP{
-				Ranges: []libvirtxml.NetworkDHCPRange{{Start: "10.9.0.100", End: "10.9.0.200"}},
-				Hosts: []libvirtxml.NetworkDHCPHost{
-					{MAC: "52:54:00:00:00:0a", IP: "10.9.0.10", Name: "a"},
-					{MAC: "52:54:00:00:00:0b", IP: "10.9.0.11", Name: "b"},
-				},
-			},
-		}},
-	}
-}
 
 func opSummary(ops []networkUpdateOp) []string {
 	var out []string
@@ -107,9 +86,9 @@ func TestNetworkLiveOps(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			doc := testNetworkDoc()
+			doc := opstest.NetworkDoc()
 			tc.change(doc)
-			old := testNetworkDoc()
+			old := opstest.NetworkDoc()
 			if len(doc.IPs) > 1 {
 				old.IPs = append(old.IPs, doc.IPs[1])
 				old.IPs[1].DHCP = &libvirtxml.NetworkDHCP{Hosts: []libvirtxml.NetworkDHCPHost{{ID: "0:3:0:1:0:16:3e:11:22:33", IP: "fd00::10"}}}
@@ -133,9 +112,9 @@ func TestNetworkLiveOps(t *testing.T) {
 
 // Two reservations for one MAC, IP or name: refused before any change.
 func TestNetworkLiveOpsDuplicate(t *testing.T) {
-	doc := testNetworkDoc()
+	doc := opstest.NetworkDoc()
 	doc.IPs[0].DHCP.Hosts[1].IP = "10.9.0.10"
-	_, err := networkLiveOps(testNetworkDoc(), doc)
+	_, err := networkLiveOps(opstest.NetworkDoc(), doc)
 	if err == nil || !strings.Contains(err.Error(), "10.9.0.10") || !strings.Contains(err.Error(), "ips[0].dhcp.hosts") {
 		t.Fatalf("err = %v, want a duplicate-IP error naming ips[0].dhcp.hosts and 10.9.0.10", err)
 	}

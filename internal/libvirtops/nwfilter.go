@@ -13,26 +13,10 @@ import (
 )
 
 // Nwfilter is the adapter for network filters, addressed by UUID.
-type Nwfilter struct{ c *libvirtconn.Client }
+type Nwfilter struct{ byUUID }
 
 // Nwfilters returns the network filter adapter on this connection.
-func Nwfilters(c *libvirtconn.Client) Nwfilter { return Nwfilter{c: c} }
-
-var nwfilterLookup = lookupBy((*libvirt.Libvirt).NwfilterLookupByUUID, (*libvirt.Libvirt).NwfilterLookupByName,
-	func(o libvirt.Nwfilter) libvirt.UUID { return o.UUID })
-
-// LookUp resolves an import ID (UUID or name) to the filter's UUID.
-func (f Nwfilter) LookUp(ctx context.Context, importID string) (string, error) {
-	return nwfilterLookup.importID(ctx, f.c, importID)
-}
-
-func nwfilterRef(id string) (libvirt.Nwfilter, error) {
-	u, err := ParseUUID(id)
-	if err != nil {
-		return libvirt.Nwfilter{}, err
-	}
-	return libvirt.Nwfilter{UUID: u}, nil
-}
+func Nwfilters(c *libvirtconn.Client) Nwfilter { return Nwfilter{byUUID{c: c, lookup: nwfilterLookup}} }
 
 // Fetch reads the definition of the filter with this UUID.
 func (f Nwfilter) Fetch(ctx context.Context, id string) (*libvirtxml.NWFilter, error) {
@@ -40,20 +24,7 @@ func (f Nwfilter) Fetch(ctx context.Context, id string) (*libvirtxml.NWFilter, e
 	if err != nil {
 		return nil, err
 	}
-	var xml string
-	err = f.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		xml, err = l.NwfilterGetXMLDesc(ref, 0)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	var doc libvirtxml.NWFilter
-	if err := doc.Unmarshal(xml); err != nil {
-		return nil, fmt.Errorf("parsing network filter XML: %w", err)
-	}
-	return &doc, nil
+	return fetchXML[libvirtxml.NWFilter](ctx, f.c, "network filter", func(l *libvirt.Libvirt) (string, error) { return l.NwfilterGetXMLDesc(ref, 0) })
 }
 
 // NameTaken returns the UUID of the filter called name, or "" when there is

@@ -13,46 +13,10 @@ import (
 )
 
 // Pool is the adapter for storage pools, addressed by UUID.
-type Pool struct{ c *libvirtconn.Client }
+type Pool struct{ byUUID }
 
 // Pools returns the pool adapter on this connection.
-func Pools(c *libvirtconn.Client) Pool { return Pool{c: c} }
-
-var poolLookup = lookupBy((*libvirt.Libvirt).StoragePoolLookupByUUID, (*libvirt.Libvirt).StoragePoolLookupByName,
-	func(o libvirt.StoragePool) libvirt.UUID { return o.UUID })
-
-// LookUp resolves an import ID (UUID or name) to the pool's UUID.
-func (p Pool) LookUp(ctx context.Context, importID string) (string, error) {
-	return poolLookup.importID(ctx, p.c, importID)
-}
-
-// Find resolves a data source's `uuid` or `name` to the pool's UUID.
-func (p Pool) Find(ctx context.Context, by map[string]string) (string, error) {
-	return poolLookup.find(ctx, p.c, by)
-}
-
-func poolRef(id string) (libvirt.StoragePool, error) {
-	u, err := ParseUUID(id)
-	if err != nil {
-		return libvirt.StoragePool{}, err
-	}
-	return libvirt.StoragePool{UUID: u}, nil
-}
-
-// named completes a reference by UUID with the pool's name where the
-// driver addresses pools by name (the test driver), as Network.named.
-func (p Pool) named(l *libvirt.Libvirt, pool libvirt.StoragePool) (libvirt.StoragePool, error) {
-	if pool.Name != "" || !addressesByName(p.c) {
-		return pool, nil
-	}
-	return l.StoragePoolLookupByUUID(pool.UUID)
-}
-
-// addressesByName reports whether c's driver finds networks and pools by
-// name only: libvirt's test driver (test:///...).
-func addressesByName(c *libvirtconn.Client) bool {
-	return strings.HasPrefix(c.URI(), "test:")
-}
+func Pools(c *libvirtconn.Client) Pool { return Pool{byUUID{c: c, lookup: poolLookup}} }
 
 // PoolState is what Fetch reads: the definition and the autostart flag.
 type PoolState struct {

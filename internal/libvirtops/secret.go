@@ -27,14 +27,6 @@ var secretUsageNumbers = map[string]libvirt.SecretUsageType{
 	"vtpm":   libvirt.SecretUsageTypeVtpm,
 }
 
-func secretRef(id string) (libvirt.Secret, error) {
-	u, err := ParseUUID(id)
-	if err != nil {
-		return libvirt.Secret{}, err
-	}
-	return libvirt.Secret{UUID: u}, nil
-}
-
 // LookUp resolves a secret's UUID, or a usage id (volume path or name).
 func (s Secret) LookUp(ctx context.Context, importID string) (id string, err error) {
 	err = s.c.Do(ctx, func(l *libvirt.Libvirt) error {
@@ -79,20 +71,7 @@ func (s Secret) Fetch(ctx context.Context, id string) (*libvirtxml.Secret, error
 	if err != nil {
 		return nil, err
 	}
-	var xml string
-	err = s.c.Do(ctx, func(l *libvirt.Libvirt) error {
-		var err error
-		xml, err = l.SecretGetXMLDesc(sec, 0)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	var doc libvirtxml.Secret
-	if err := doc.Unmarshal(xml); err != nil {
-		return nil, fmt.Errorf("parsing secret XML: %w", err)
-	}
-	return &doc, nil
+	return fetchXML[libvirtxml.Secret](ctx, s.c, "secret", func(l *libvirt.Libvirt) (string, error) { return l.SecretGetXMLDesc(sec, 0) })
 }
 
 // Exists says whether a secret with this UUID is defined.

@@ -55,35 +55,35 @@ func TestAccAdopt_keepsHostSwitches(t *testing.T) {
 	mustVirsh(t, "autostart", name)
 	idBefore := strings.TrimSpace(mustVirsh(t, "domid", name))
 
-	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
+	tofu := tofuWorkdir(t, dir, renderConfig(`
 import {
   to = libvirt_network.net
-  id = "%[1]s-net"
+  id = "{{.Name}}-net"
 }
 import {
   to = libvirt_pool.pool
-  id = "%[1]s-pool"
+  id = "{{.Name}}-pool"
 }
 import {
   to = libvirt_domain.vm
-  id = "%[1]s"
+  id = "{{.Name}}"
 }
 
 # written by hand; no running, no autostart anywhere
 resource "libvirt_network" "net" {
-  name = "%[1]s-net"
+  name = "{{.Name}}-net"
   ips  = [{ address = "10.233.7.1", prefix = 24 }]
 }
 
 resource "libvirt_pool" "pool" {
-  name   = "%[1]s-pool"
+  name   = "{{.Name}}-pool"
   type   = "dir"
-  target = { path = %[2]q }
+  target = { path = {{q .PoolDir}} }
 }
 
 resource "libvirt_domain" "vm" {
-  name        = "%[1]s"
-  type        = %[3]q
+  name        = "{{.Name}}"
+  type        = {{q .Type}}
   memory      = 64
   memory_unit = "MiB"
   vcpu        = 1
@@ -92,7 +92,7 @@ resource "libvirt_domain" "vm" {
     interfaces = [{ type = "network", model = { type = "virtio" }, source = { network = { network = libvirt_network.net.name } } }]
   }
 }
-`, name, poolDir, testAccDomainType()))
+`, map[string]any{"Name": name, "PoolDir": poolDir, "Type": testAccDomainType()}))
 
 	changes := planChanges(t, tofu)
 	want := map[string]map[string]bool{

@@ -101,27 +101,27 @@ func TestAccAdopt_domainPlansOnlyImports(t *testing.T) {
 	}
 
 	config := func(domainExtra string) string {
-		return fmt.Sprintf(`
+		return renderConfig(`
 import {
   to = libvirt_network.net
-  id = "%[1]s-net"
+  id = "{{.Name}}-net"
 }
 import {
   to = libvirt_pool.pool
-  id = "%[1]s-pool"
+  id = "{{.Name}}-pool"
 }
 import {
   to = libvirt_volume.disk
-  id = "%[2]s/%[3]s"
+  id = "{{.Pool}}/{{.Vol}}"
 }
 import {
   to = libvirt_domain.vm
-  id = "%[1]s"
+  id = "{{.Name}}"
 }
 
 # written by hand from what the virsh XML says; most of the domain is left out
 resource "libvirt_network" "net" {
-  name = "%[1]s-net"
+  name = "{{.Name}}-net"
   ips = [{
     address = "10.233.8.1"
     prefix  = 24
@@ -133,20 +133,20 @@ resource "libvirt_network" "net" {
 }
 
 resource "libvirt_pool" "pool" {
-  name   = "%[1]s-pool"
+  name   = "{{.Name}}-pool"
   type   = "dir"
-  target = { path = %[4]q }
+  target = { path = {{q .PoolDir}} }
 }
 
 resource "libvirt_volume" "disk" {
-  name = "%[3]s"
-  pool = "%[2]s"
+  name = "{{.Vol}}"
+  pool = "{{.Pool}}"
 }
 
 resource "libvirt_domain" "vm" {
-  name        = "%[1]s"
-  type        = %[5]q
-  memory      = %[6]s
+  name        = "{{.Name}}"
+  type        = {{q .Type}}
+  memory      = {{.DomainExtra}}
   vcpu        = 1
   os          = { type = "hvm", type_machine = "q35" }
   devices = {
@@ -160,7 +160,7 @@ resource "libvirt_domain" "vm" {
     }]
   }
 }
-`, name, pool, vol, poolDir, testAccDomainType(), domainExtra)
+`, map[string]any{"Name": name, "Pool": pool, "Vol": vol, "PoolDir": poolDir, "Type": testAccDomainType(), "DomainExtra": domainExtra})
 	}
 	tofu := tofuWorkdir(t, dir, config("64\n  memory_unit = \"MiB\""))
 

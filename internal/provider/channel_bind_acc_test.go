@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -23,13 +22,13 @@ func TestAccDomain_agentChannelBind(t *testing.T) {
 	removeDomainLeftovers(t, name)
 	t.Cleanup(func() { removeDomainLeftovers(t, name) })
 	config := func(running bool) string {
-		return testAccProviderConfig() + fmt.Sprintf(`
+		return testConfig(`
 resource "libvirt_domain" "test" {
-  name        = %q
-  type        = %q
+  name        = {{q .Name}}
+  type        = {{q .Type}}
   memory      = 64
   memory_unit = "MiB"
-  running     = %t
+  running     = {{.Running}}
   os          = { type = "hvm" }
   devices = {
     channels = [{
@@ -38,7 +37,7 @@ resource "libvirt_domain" "test" {
     }]
   }
 }
-`, name, testAccDomainType(), running)
+`, map[string]any{"Name": name, "Type": testAccDomainType(), "Running": running})
 	}
 	mode := tfjsonpath.New("devices").AtMapKey("channels").AtSliceIndex(0).AtMapKey("source").AtMapKey("unix").AtMapKey("mode")
 	step := func(running bool) resource.TestStep {

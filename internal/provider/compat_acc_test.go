@@ -27,10 +27,10 @@ func TestAccCompat_domainStartAndDestroyOptions(t *testing.T) {
 	removeDomainLeftovers(t, name)
 	t.Cleanup(func() { removeDomainLeftovers(t, name) })
 	dir := t.TempDir()
-	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
+	tofu := tofuWorkdir(t, dir, renderConfig(`
 resource "libvirt_domain" "vm" {
-  name    = %q
-  type    = %q
+  name    = {{q .}}
+  type    = {{q domainType}}
   memory  = 64
   memory_unit = "MiB"
   running = true
@@ -41,7 +41,7 @@ resource "libvirt_domain" "vm" {
   destroy = { graceful = false, shutdown = { timeout = 3 } }
   update  = { shutdown = { timeout = 3 } }
 }
-`, name, testAccDomainType()))
+`, name))
 	if out, code := tofu("apply", "-input=false", "-no-color", "-auto-approve"); code != 0 {
 		t.Fatalf("apply failed (exit %d):\n%s", code, out)
 	}
@@ -80,15 +80,15 @@ func TestAccCompat_poolSteps(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: testAccProviderConfig() + fmt.Sprintf(`
+			Config: testConfig(`
 resource "libvirt_pool" "p" {
-  name    = %q
+  name    = {{q .Name}}
   type    = "dir"
-  target  = { path = %q }
+  target  = { path = {{q .Dir}} }
   create  = { build = true, start = true, autostart = true }
   destroy = { delete = true }
 }
-`, name, poolDir),
+`, map[string]string{"Name": name, "Dir": poolDir}),
 			Check: resource.ComposeTestCheckFunc(
 				testCheckVirsh(regexp.MustCompile(`(?m)^Autostart:\s+yes`), "pool-info", name),
 				testCheckVirsh(regexp.MustCompile(`(?m)^State:\s+running`), "pool-info", name),
@@ -137,36 +137,16 @@ func TestAccCompat_waitForIP_guest(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: testAccProviderConfig() + fmt.Sprintf(`
-resource "libvirt_domain" "guest" {
-  name             = %[1]q
-  type             = %[2]q
-  memory           = 512
-  memory_unit      = "MiB"
-  vcpu             = 1
-  running          = true
-  shutdown_timeout = "0s"
-  os = {
-    type    = "hvm"
-    kernel  = "%[3]s/vmlinuz"
-    initrd  = "%[3]s/initrd.img"
-    cmdline = "root=/dev/vda rw console=ttyS0 net.ifnames=0"
-  }
-  devices = {
-    disks = [
-      { source = { file = { file = %[4]q } }, target = { dev = "vda", bus = "virtio" }, driver = { name = "qemu", type = "qcow2" } },
-      { device = "cdrom", source = { file = { file = %[5]q } }, target = { dev = "sda", bus = "scsi" }, read_only = true },
-    ]
-    controllers = [{ type = "scsi", model = "virtio-scsi" }]
-    interfaces = [{
-      mac         = { address = %[6]q }
-      model       = { type = "virtio" }
-      source      = { network = { network = %[1]q } }
-      wait_for_ip = { source = "lease", timeout = 300 }
-    }]
-  }
-}
-`, name, testAccDomainType(), guestDir, overlay, seedPath, mac),
+			Config: testAccProviderConfig() + testGuest{
+				Name: name, GuestDir: guestDir, Running: true, FixedNICNames: true,
+				Disks: testGuestFileDisks(overlay, seedPath), SCSI: true,
+				Interfaces: []string{renderConfig(`{
+        mac         = { address = {{q .MAC}} }
+        model       = { type = "virtio" }
+        source      = { network = { network = {{q .Name}} } }
+        wait_for_ip = { source = "lease", timeout = 300 }
+      }`, map[string]string{"MAC": mac, "Name": name})},
+			}.config(),
 			Check: func(*terraform.State) error {
 				applied = time.Now()
 				out, err := virsh("net-dhcp-leases", name)
@@ -196,16 +176,16 @@ func TestAccDomain_destroyWithoutACPIForcesOff(t *testing.T) {
 	const name = "tfacc-noacpi"
 	removeDomainLeftovers(t, name)
 	t.Cleanup(func() { removeDomainLeftovers(t, name) })
-	tofu := tofuWorkdir(t, t.TempDir(), fmt.Sprintf(`
+	tofu := tofuWorkdir(t, t.TempDir(), renderConfig(`
 resource "libvirt_domain" "vm" {
-  name        = %q
-  type        = %q
+  name        = {{q .}}
+  type        = {{q domainType}}
   memory      = 64
   memory_unit = "MiB"
   running     = true
   os          = { type = "hvm" }
 }
-`, name, testAccDomainType()))
+`, name))
 	if out, code := tofu("apply", "-input=false", "-no-color", "-auto-approve"); code != 0 {
 		t.Fatalf("apply failed (exit %d):\n%s", code, out)
 	}

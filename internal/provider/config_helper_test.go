@@ -13,10 +13,17 @@ import (
 //
 //	{{q .Name}}      a quoted HCL string ("tfacc-net")
 //	{{list .Hosts}}  items as an HCL list ([ a, b ]), null when empty
+//	{{domainType}}   the test environment's domain type (testAccDomainType)
 //
 // The provider block (testAccProviderConfig) comes first, as in every
 // acceptance configuration.
 func testConfig(tmpl string, data any) string {
+	return testAccProviderConfig() + renderConfig(tmpl, data)
+}
+
+// renderConfig is testConfig without the provider block: a part of a
+// configuration (the test guest, a provider block with hosts).
+func renderConfig(tmpl string, data any) string {
 	t := template.Must(template.New("config").Option("missingkey=error").Funcs(template.FuncMap{
 		"q": strconv.Quote,
 		"list": func(items []string) string {
@@ -25,12 +32,13 @@ func testConfig(tmpl string, data any) string {
 			}
 			return "[\n      " + strings.Join(items, ",\n      ") + ",\n    ]"
 		},
+		"domainType": testAccDomainType,
 	}).Parse(tmpl))
 	var b strings.Builder
 	if err := t.Execute(&b, data); err != nil {
 		panic("test configuration: " + err.Error()) // a broken template is a bug in the test
 	}
-	return testAccProviderConfig() + b.String()
+	return b.String()
 }
 
 func TestConfigHelperRenders(t *testing.T) {

@@ -91,9 +91,9 @@ func TestAccDomainInterfaceAddresses_stoppedDomain(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				// Without wait: what is there now, which is nothing, plus a warning.
-				Config: testAccProviderConfig() + fmt.Sprintf(`
+				Config: testConfig(`
 data "libvirt_domain_interface_addresses" "x" {
-  domain = %q
+  domain = {{q .}}
 }
 `, name),
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -106,9 +106,9 @@ data "libvirt_domain_interface_addresses" "x" {
 			{
 				// Looked up by UUID, every source, short wait: the error lists
 				// what each source said.
-				Config: testAccProviderConfig() + fmt.Sprintf(`
+				Config: testConfig(`
 data "libvirt_domain_interface_addresses" "x" {
-  domain = %q
+  domain = {{q .}}
   source = "any"
   wait   = { timeout = "3s" }
 }
@@ -117,9 +117,9 @@ data "libvirt_domain_interface_addresses" "x" {
 					`\s+had\s+no\s+IPv4\s+address\s+after\s+3s.*lease: .*not running.*agent: .*not running.*arp: .*not running`),
 			},
 			{
-				Config: testAccProviderConfig() + fmt.Sprintf(`
+				Config: testConfig(`
 data "libvirt_domain_interface_addresses" "x" {
-  domain = %q
+  domain = {{q .}}
   wait   = { until = "all_interfaces", timeout = "2s" }
 }
 `, name),
@@ -136,9 +136,9 @@ func TestAccDomainInterfaceAddresses_unknownDomain(t *testing.T) {
 				PreCheck:                 func() { testAccPreCheck(t) },
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
-					Config: testAccProviderConfig() + fmt.Sprintf(`
+					Config: testConfig(`
 data "libvirt_domain_interface_addresses" "x" {
-  domain = %q
+  domain = {{q .}}
 }
 `, ref),
 					ExpectError: regexp.MustCompile(`(?s)Domain not found.*No domain with UUID or name "` + ref + `"\s+exists`),

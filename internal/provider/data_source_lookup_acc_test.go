@@ -126,33 +126,34 @@ func lookupState(addr string, p tfjsonpath.Path, v knownvalue.Check) statecheck.
 func TestAccLookupDataSources(t *testing.T) {
 	testAccPreCheck(t)
 	o := lookupDefineAll(t)
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 data "libvirt_network" "by_name" {
-  name = %[1]q
+  name = {{q .Net}}
 }
 data "libvirt_network" "by_uuid" {
-  uuid = %[2]q
+  uuid = {{q .NetUUID}}
 }
 data "libvirt_pool" "by_name" {
-  name = %[3]q
+  name = {{q .Pool}}
 }
 data "libvirt_pool" "by_uuid" {
-  uuid = upper(%[4]q) # the configured spelling is kept
+  uuid = upper({{q .PoolUUID}}) # the configured spelling is kept
 }
 data "libvirt_volume" "by_name" {
   pool = data.libvirt_pool.by_name.name
-  name = %[5]q
+  name = {{q .Vol}}
 }
 data "libvirt_volume" "by_key" {
-  key = %[6]q
+  key = {{q .VolPath}}
 }
 data "libvirt_domain" "by_name" {
-  name = %[7]q
+  name = {{q .Dom}}
 }
 data "libvirt_domain" "by_uuid" {
-  uuid = %[8]q
+  uuid = {{q .DomUUID}}
 }
-`, o.net, lookupNetUUID, o.pool, lookupPoolUUI, o.vol, o.volPath, o.dom, lookupDomUUID)
+`, map[string]string{"Net": o.net, "NetUUID": lookupNetUUID, "Pool": o.pool, "PoolUUID": lookupPoolUUI, "Vol": o.vol,
+		"VolPath": o.volPath, "Dom": o.dom, "DomUUID": lookupDomUUID})
 
 	var checks []statecheck.StateCheck
 	for _, a := range []string{"data.libvirt_network.by_name", "data.libvirt_network.by_uuid"} {
@@ -249,23 +250,23 @@ func TestAccLookupNotFound(t *testing.T) {
 	missing := lookupPrefix + "-missing"
 	cases := map[string]struct{ config, want string }{
 		"network by name": {
-			fmt.Sprintf(`data "libvirt_network" "x" { name = %q }`, missing),
+			renderConfig(`data "libvirt_network" "x" { name = {{q .}} }`, missing),
 			`Cannot find network.*No network with name "` + missing + `"`,
 		},
 		"pool by uuid": {
-			fmt.Sprintf(`data "libvirt_pool" "x" { uuid = %q }`, lookupMissing),
+			renderConfig(`data "libvirt_pool" "x" { uuid = {{q .}} }`, lookupMissing),
 			`Cannot find pool.*No pool with uuid "` + lookupMissing + `"`,
 		},
 		"volume by pool and name": {
-			fmt.Sprintf(`data "libvirt_volume" "x" {
-  pool = %q
-  name = %q
-}`, testAccPool(), missing),
+			renderConfig(`data "libvirt_volume" "x" {
+  pool = {{q .Pool}}
+  name = {{q .Name}}
+}`, map[string]string{"Pool": testAccPool(), "Name": missing}),
 			`Cannot find volume.*No volume with pool "` + testAccPool() + `" and name\s+"` + missing + `"`,
 		},
 		"volume in a missing pool": {
-			fmt.Sprintf(`data "libvirt_volume" "x" {
-  pool = %q
+			renderConfig(`data "libvirt_volume" "x" {
+  pool = {{q .}}
   name = "a.qcow2"
 }`, missing),
 			`Cannot find volume.*No volume with pool "` + missing + `" and name "a.qcow2".*(?i)storage\s+pool`,
@@ -275,7 +276,7 @@ func TestAccLookupNotFound(t *testing.T) {
 			`Cannot find volume.*No volume with key\s+"/nonexistent/` + missing + `.qcow2"`,
 		},
 		"domain by uuid": {
-			fmt.Sprintf(`data "libvirt_domain" "x" { uuid = %q }`, lookupMissing),
+			renderConfig(`data "libvirt_domain" "x" { uuid = {{q .}} }`, lookupMissing),
 			`Cannot find domain.*No domain with uuid "` + lookupMissing + `"`,
 		},
 	}

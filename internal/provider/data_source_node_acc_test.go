@@ -140,9 +140,9 @@ func TestAccNodeDevices_byCapability(t *testing.T) {
 		t.Fatalf("the test host should have PCI devices and one system device: pci=%v system=%v", pci, system)
 	}
 	cfg := func(capability string) string {
-		return testAccProviderConfig() + fmt.Sprintf(`
+		return testConfig(`
 data "libvirt_node_devices" "pci" {
-  capability = %q
+  capability = {{q .}}
 }
 
 data "libvirt_node_devices" "system" {
@@ -271,15 +271,15 @@ func TestAccNodeDeviceInfo_pciAndNet(t *testing.T) {
 
 	const pa, na = "data.libvirt_node_device_info.pci", "data.libvirt_node_device_info.lo"
 	capPath := func(attr string) tfjsonpath.Path { return tfjsonpath.New("capability").AtMapKey(attr) }
-	cfg := testAccProviderConfig() + fmt.Sprintf(`
+	cfg := testConfig(`
 data "libvirt_node_device_info" "pci" {
-  name = %q
+  name = {{q .PCI}}
 }
 
 data "libvirt_node_device_info" "lo" {
-  name = %q
+  name = {{q .Net}}
 }
-`, pciName, netName)
+`, map[string]string{"PCI": pciName, "Net": netName})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{

@@ -54,7 +54,7 @@ func (r *domainResource) Configure(ctx context.Context, req resource.ConfigureRe
 // migration or a definition moved), it is not replaced.
 func (r *domainResource) MovesBetweenHosts() {}
 
-var _ treeresource.Movable = (*domainResource)(nil)
+var _ hostroute.Movable = (*domainResource)(nil)
 
 // move is a planned change of host.
 type move struct {

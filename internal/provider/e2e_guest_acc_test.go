@@ -75,103 +75,52 @@ func e2eGuestDir(t *testing.T) string {
 func testAccE2EConfig(guestDir, seedDir, consoleLog string, currentMemoryMiB int, hosts ...testAccNetworkHost) string {
 	currentMemory := ""
 	if currentMemoryMiB > 0 {
-		currentMemory = fmt.Sprintf("current_memory      = %d\n  current_memory_unit = \"MiB\"", currentMemoryMiB)
+		currentMemory = renderConfig(`current_memory      = {{.}}
+  current_memory_unit = "MiB"`, currentMemoryMiB)
 	}
 	var dhcpHosts []string
 	for _, h := range hosts {
-		dhcpHosts = append(dhcpHosts, fmt.Sprintf("{ mac = %q, ip = %q, name = %q }", h.mac, h.ip, h.name))
+		dhcpHosts = append(dhcpHosts, renderConfig(`{ mac = {{q .mac}}, ip = {{q .ip}}, name = {{q .name}} }`,
+			map[string]string{"mac": h.mac, "ip": h.ip, "name": h.name}))
 	}
-	return testAccProviderConfig() + fmt.Sprintf(`
+	guest := testGuest{
+		Name: e2eName, GuestDir: guestDir, Running: true, FixedNICNames: true, Extra: currentMemory,
+		Disks: []string{testGuestRootVolumeDisk, testGuestSeedDisk}, SCSI: true,
+		Interfaces: []string{renderConfig(`{
+        type   = "network"
+        mac    = { address = {{q .}} }
+        model  = { type = "virtio" }
+        source = { network = { network = libvirt_network.isolated.name } }
+      }`, e2eHost1.mac)},
+		ConsoleLog: consoleLog, Agent: true,
+	}
+	seed := testGuestSeed{Name: e2eName, Hostname: e2eHostname, SeedDir: seedDir, Pool: testAccPool()}
+	return testConfig(`
 resource "libvirt_network" "isolated" {
-  name      = "%[1]s-net"
+  name      = "{{.Name}}-net"
   autostart = false
   ips = [{
-    address = "%[2]s.1"
+    address = "{{.Subnet}}.1"
     prefix  = 24
     dhcp = {
-      ranges = [{ start = "%[2]s.100", end = "%[2]s.200" }]
-      hosts  = [%[3]s]
+      ranges = [{ start = "{{.Subnet}}.100", end = "{{.Subnet}}.200" }]
+      hosts  = [{{.DHCPHosts}}]
     }
   }]
 }
 
 resource "libvirt_volume" "base" {
-  name   = "%[1]s-base.qcow2"
-  pool   = %[4]q
-  create = { content = { url = "%[5]s/root.qcow2" } }
+  name   = "{{.Name}}-base.qcow2"
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.GuestDir}}/root.qcow2" } }
   target = { format = { type = "qcow2" } }
 }
 
 resource "libvirt_volume" "root" {
-  name          = "%[1]s-root.qcow2"
-  pool          = %[4]q
+  name          = "{{.Name}}-root.qcow2"
+  pool          = {{q .Pool}}
   target        = { format = { type = "qcow2" } }
   backing_store = { path = libvirt_volume.base.path, format = { type = "qcow2" } }
-}
-
-resource "libvirt_cloudinit_disk" "seed" {
-  name      = "%[1]s-seed"
-  directory = %[6]q
-  meta_data = <<-EOT
-    instance-id: %[1]s
-    local-hostname: %[7]s
-  EOT
-  user_data = <<-EOT
-    #cloud-config
-    {}
-  EOT
-}
-
-resource "libvirt_volume" "seed" {
-  name   = "%[1]s-seed.iso"
-  pool   = %[4]q
-  create = { content = { url = libvirt_cloudinit_disk.seed.path } }
-}
-
-resource "libvirt_domain" "guest" {
-  name             = %[1]q
-  type             = %[8]q
-  memory           = 512
-  memory_unit      = "MiB"
-  %[11]s
-  vcpu             = 1
-  running          = true
-  shutdown_timeout = "0s"
-
-  os = {
-    type    = "hvm"
-    kernel  = "%[5]s/vmlinuz"
-    initrd  = "%[5]s/initrd.img"
-    cmdline = "root=/dev/vda rw console=ttyS0 net.ifnames=0"
-  }
-
-  devices = {
-    disks = [
-      {
-        source = { volume = { pool = libvirt_volume.root.pool, volume = libvirt_volume.root.name } }
-        target = { dev = "vda", bus = "virtio" }
-      },
-      {
-        device    = "cdrom"
-        source    = { volume = { pool = libvirt_volume.seed.pool, volume = libvirt_volume.seed.name } }
-        target    = { dev = "sda", bus = "scsi" }
-        read_only = true
-      },
-    ]
-    controllers = [{ type = "scsi", model = "virtio-scsi" }]
-    interfaces = [{
-      type   = "network"
-      mac    = { address = %[9]q }
-      model  = { type = "virtio" }
-      source = { network = { network = libvirt_network.isolated.name } }
-    }]
-    serials  = [{ source = { file = { path = %[10]q } }, target = { port = 0 } }]
-    consoles = [{ target = { type = "serial", port = 0 } }]
-    channels = [{
-      source = { unix = {} }
-      target = { virt_io = { name = "org.qemu.guest_agent.0" } }
-    }]
-  }
 }
 
 data "libvirt_domain_interface_addresses" "lease" {
@@ -185,8 +134,8 @@ data "libvirt_domain_interface_addresses" "agent" {
   source = "agent"
   wait   = { timeout = "5m", until = "ipv4" }
 }
-`, e2eName, e2eSubnet, strings.Join(dhcpHosts, ", "), testAccPool(), guestDir, seedDir, e2eHostname,
-		testAccDomainType(), e2eHost1.mac, consoleLog, currentMemory)
+`, map[string]string{"Name": e2eName, "Subnet": e2eSubnet, "DHCPHosts": strings.Join(dhcpHosts, ", "), "Pool": testAccPool(),
+		"GuestDir": guestDir}) + seed.config() + guest.config()
 }
 
 // TestAccE2E_guest applies the whole stack in one configuration and boots the

@@ -28,46 +28,20 @@ const mhGuest = "tfacc-mh-guest"
 // image in the tfacc pool, which both hosts define over the same folder: the
 // storage a live migration needs.
 func testAccHostsGuestConfig(uriB, guestDir, consoleLog, host string, running bool) string {
-	return testAccHostsProvider(uriB) + fmt.Sprintf(`
+	guest := testGuest{
+		Name: mhGuest, Host: host, GuestDir: guestDir, Running: running,
+		Disks:      []string{testGuestRootVolumeDisk},
+		ConsoleLog: consoleLog, Agent: true,
+	}
+	return testAccHostsProvider(uriB) + renderConfig(`
 resource "libvirt_volume" "root" {
-  name          = "%[1]s-root.qcow2"
+  name          = "{{.Name}}-root.qcow2"
   host          = "a"
-  pool          = %[2]q
+  pool          = {{q .Pool}}
   target        = { format = { type = "qcow2" } }
-  backing_store = { path = "%[3]s/root.qcow2", format = { type = "qcow2" } }
+  backing_store = { path = "{{.GuestDir}}/root.qcow2", format = { type = "qcow2" } }
 }
-
-resource "libvirt_domain" "guest" {
-  name             = %[1]q
-  host             = %[4]q
-  type             = %[5]q
-  memory           = 512
-  memory_unit      = "MiB"
-  vcpu             = 1
-  running          = %[6]t
-  shutdown_timeout = "0s"
-
-  os = {
-    type    = "hvm"
-    kernel  = "%[3]s/vmlinuz"
-    initrd  = "%[3]s/initrd.img"
-    cmdline = "root=/dev/vda rw console=ttyS0"
-  }
-
-  devices = {
-    disks = [{
-      source = { volume = { pool = libvirt_volume.root.pool, volume = libvirt_volume.root.name } }
-      target = { dev = "vda", bus = "virtio" }
-    }]
-    serials  = [{ source = { file = { path = %[7]q } }, target = { port = 0 } }]
-    consoles = [{ target = { type = "serial", port = 0 } }]
-    channels = [{
-      source = { unix = {} }
-      target = { virt_io = { name = "org.qemu.guest_agent.0" } }
-    }]
-  }
-}
-`, mhGuest, testAccPool(), guestDir, host, testAccDomainType(), running, consoleLog)
+`, map[string]string{"Name": mhGuest, "Pool": testAccPool(), "GuestDir": guestDir}) + guest.config()
 }
 
 // TestAccHosts_guestMovesLive boots the test guest on host a and moves it to

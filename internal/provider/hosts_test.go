@@ -28,7 +28,7 @@ func TestHostServerSchema(t *testing.T) {
 }
 
 // The host routing learns which resources move from the resources
-// themselves (treeresource.Movable): a domain moves, everything else with a
+// themselves (hostroute.Movable): a domain moves, everything else with a
 // host attribute is replaced on another host.
 func TestHostServerMovableFromResources(t *testing.T) {
 	srv := ProtocolServer("test")().(*hostroute.Server)

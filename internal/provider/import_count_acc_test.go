@@ -33,22 +33,22 @@ func TestAccImport_countAndForEach(t *testing.T) {
 	}
 	t.Cleanup(func() { removeNetworkLeftovers(t, "tfacc-imp-a", "tfacc-imp-b") })
 
-	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
+	tofu := tofuWorkdir(t, dir, renderConfig(`
 locals {
-  disks    = [%q, %q]
+  disks    = [{{q .Disk0}}, {{q .Disk1}}]
   networks = { a = "10.233.5.1", b = "10.233.6.1" }
 }
 
 import {
   for_each = { for i, name in local.disks : i => name }
   to       = libvirt_volume.disk[tonumber(each.key)]
-  id       = "%s/${each.value}"
+  id       = "{{.Pool}}/${each.value}"
 }
 
 resource "libvirt_volume" "disk" {
   count  = length(local.disks)
   name   = local.disks[count.index]
-  pool   = %q
+  pool   = {{q .Pool}}
   target = { format = { type = "qcow2" } }
 }
 
@@ -63,7 +63,7 @@ resource "libvirt_network" "net" {
   name     = "tfacc-imp-${each.key}"
   ips      = [{ address = each.value, prefix = 24 }]
 }
-`, vols[0], vols[1], testAccPool(), testAccPool()))
+`, map[string]string{"Disk0": vols[0], "Disk1": vols[1], "Pool": testAccPool()}))
 
 	out, code := tofu("plan", "-input=false", "-no-color")
 	if code != 0 {

@@ -107,7 +107,7 @@ func listKinds() []listKind {
 // filters are the kind's filters, host and name included.
 func (k listKind) filters() map[string]filterDef {
 	out := map[string]filterDef{
-		treeresource.HostAttr: {description: "The host to list: a key of the provider's `hosts`. Unset: the provider's `uri`."},
+		hostroute.Attr: {description: "The host to list: a key of the provider's `hosts`. Unset: the provider's `uri`."},
 		"name": {description: "Only objects whose name matches this shell pattern (`*`, `?`, `[a-z]`; Go's path.Match), e.g. `web-*`. " +
 			"A volume's name is its name in its pool; a secret's is its usage id."},
 	}
@@ -237,7 +237,7 @@ func (l *treeList) List(ctx context.Context, req list.ListRequest, stream *list.
 // (get is its configuration's GetAttribute).
 func readFilter(ctx context.Context, k listKind, get func(context.Context, fwpath.Path, any) diag.Diagnostics, f *listFilter) diag.Diagnostics {
 	var diags diag.Diagnostics
-	dst := map[string]*string{treeresource.HostAttr: &f.host, "name": &f.name, "state": &f.state, "pool": &f.pool, "domain": &f.domain}
+	dst := map[string]*string{hostroute.Attr: &f.host, "name": &f.name, "state": &f.state, "pool": &f.pool, "domain": &f.domain}
 	for name := range k.filters() {
 		var v *string
 		diags.Append(get(ctx, fwpath.Root(name), &v)...)
@@ -267,7 +267,7 @@ func hostClient(hosts *hostroute.Set, host string, diags *diag.Diagnostics) *lib
 	}
 	c, err := hosts.Client(ref)
 	if err != nil {
-		diags.AddAttributeError(fwpath.Root(treeresource.HostAttr), "Unknown host", err.Error())
+		diags.AddAttributeError(fwpath.Root(hostroute.Attr), "Unknown host", err.Error())
 		return nil
 	}
 	if c == nil {
@@ -294,7 +294,7 @@ func (k listKind) adoption(ctx context.Context, c *libvirtconn.Client, objType t
 	}
 	st := treeresource.ObjectAttrs(v)
 	if host != "" {
-		st[treeresource.HostAttr] = treeresource.StringValue(host)
+		st[hostroute.Attr] = treeresource.StringValue(host)
 	}
 	return tftypes.NewValue(objType, st), true, nil
 }
@@ -318,7 +318,7 @@ func (l *treeList) result(ctx context.Context, req list.ListRequest, objType tft
 	}
 	attrs := l.kind.identity(o)
 	if host != "" {
-		attrs[treeresource.HostAttr] = treeresource.StringValue(host)
+		attrs[hostroute.Attr] = treeresource.StringValue(host)
 	}
 	id := l.p.tree.IdentityOfAttrs(typeName, attrs)
 	if id == nil {

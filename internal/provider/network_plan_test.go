@@ -12,35 +12,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops/opstest"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
 // Unit tests of the network's plan logic and live-update operations (no
 // libvirtd needed). TestAccNetwork_* prove the same against libvirt.
-
-func testNetworkDoc() *libvirtxml.Network {
-	return &libvirtxml.Network{
-		Name:    "unit",
-		UUID:    "6a0d6c8e-3c39-4a52-9a1e-0d1f4f1f3b21",
-		Forward: &libvirtxml.NetworkForward{Mode: "nat"},
-		Bridge:  &libvirtxml.NetworkBridge{Name: "virbr9"},
-		Domain:  &libvirtxml.NetworkDomain{Name: "unit.local"},
-		DNS: &libvirtxml.NetworkDNS{Host: []libvirtxml.NetworkDNSHost{
-			{IP: "10.9.0.10", Hostnames: []libvirtxml.NetworkDNSHostHostname{{Hostname: "a"}}},
-		}},
-		IPs: []libvirtxml.NetworkIP{{
-			Address: "10.9.0.1", Prefix: 24,
-			DHCP: &libvirtxml.NetworkDHCP{
-				Ranges: []libvirtxml.NetworkDHCPRange{{Start: "10.9.0.100", End: "10.9.0.200"}},
-				Hosts: []libvirtxml.NetworkDHCPHost{
-					{MAC: "52:54:00:00:00:0a", IP: "10.9.0.10", Name: "a"},
-					{MAC: "52:54:00:00:00:0b", IP: "10.9.0.11", Name: "b"},
-				},
-			},
-		}},
-	}
-}
 
 // networkObject is the resource value of doc with the given own attributes.
 func networkObject(t *testing.T, doc *libvirtxml.Network, id string) tftypes.Value {
@@ -65,7 +43,7 @@ func modifyNetworkPlan(t *testing.T, state, plan, config tftypes.Value) *resourc
 
 func TestNetworkModifyPlan(t *testing.T) {
 	const id = "6a0d6c8e-3c39-4a52-9a1e-0d1f4f1f3b21"
-	state := networkObject(t, testNetworkDoc(), id)
+	state := networkObject(t, opstest.NetworkDoc(), id)
 
 	cases := map[string]struct {
 		change      func(*libvirtxml.Network)
@@ -98,7 +76,7 @@ func TestNetworkModifyPlan(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			doc := testNetworkDoc()
+			doc := opstest.NetworkDoc()
 			tc.change(doc)
 			plan := networkObject(t, doc, id)
 			resp := modifyNetworkPlan(t, state, plan, plan)
@@ -135,10 +113,10 @@ func TestNetworkModifyPlanStoppedNetwork(t *testing.T) {
 		a["running"] = treeresource.BoolValue(false)
 		return tftypes.NewValue(v.Type(), a)
 	}
-	doc := testNetworkDoc()
+	doc := opstest.NetworkDoc()
 	doc.IPs[0].DHCP.Ranges[0].End = "10.9.0.150"
 	plan := stopped(networkObject(t, doc, id))
-	resp := modifyNetworkPlan(t, stopped(networkObject(t, testNetworkDoc(), id)), plan, plan)
+	resp := modifyNetworkPlan(t, stopped(networkObject(t, opstest.NetworkDoc(), id)), plan, plan)
 	if len(resp.Diagnostics) != 0 {
 		t.Errorf("diagnostics for a stopped network: %v", resp.Diagnostics)
 	}
@@ -148,8 +126,8 @@ func TestNetworkModifyPlanStoppedNetwork(t *testing.T) {
 // when the configuration leaves them out: they stay as they are.
 func TestNetworkModifyPlanKeepsChosenValues(t *testing.T) {
 	const id = "6a0d6c8e-3c39-4a52-9a1e-0d1f4f1f3b21"
-	state := networkObject(t, testNetworkDoc(), id)
-	doc := testNetworkDoc()
+	state := networkObject(t, opstest.NetworkDoc(), id)
+	doc := opstest.NetworkDoc()
 	doc.IPs[0].DHCP.Ranges[0].End = "10.9.0.150"
 	doc.UUID, doc.Bridge = "", nil
 	config := networkObject(t, doc, id)
@@ -191,7 +169,7 @@ func TestNetworkModifyPlanKeepsChosenValues(t *testing.T) {
 }
 
 func TestNetworkValidateConfigConflicts(t *testing.T) {
-	doc := testNetworkDoc()
+	doc := opstest.NetworkDoc()
 	doc.IPs[0].DHCP.Hosts[1].IP = "10.9.0.10"
 	doc.IPs[0].DHCP.Hosts[1].MAC = "52:54:00:00:00:0A" // same MAC as [0] in other case
 	doc.DNS.Host = append(doc.DNS.Host, libvirtxml.NetworkDNSHost{IP: "10.9.0.10", Hostnames: []libvirtxml.NetworkDNSHostHostname{{Hostname: "x"}}})
@@ -214,7 +192,7 @@ func TestNetworkValidateConfigConflicts(t *testing.T) {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	resp = &resource.ValidateConfigResponse{}
-	NewNetworkResource().(*networkResource).ValidateConfig(context.Background(), resource.ValidateConfigRequest{Config: tfsdk.Config{Schema: s, Raw: networkObject(t, testNetworkDoc(), "")}}, resp)
+	NewNetworkResource().(*networkResource).ValidateConfig(context.Background(), resource.ValidateConfigRequest{Config: tfsdk.Config{Schema: s, Raw: networkObject(t, opstest.NetworkDoc(), "")}}, resp)
 	if resp.Diagnostics.HasError() {
 		t.Errorf("valid configuration refused: %v", resp.Diagnostics)
 	}
@@ -227,7 +205,7 @@ func BenchmarkNetworkModifyPlan(b *testing.B) {
 	const id = "6a0d6c8e-3c39-4a52-9a1e-0d1f4f1f3b21"
 	t := &testing.T{}
 	big := func(changed bool) *libvirtxml.Network {
-		d := testNetworkDoc()
+		d := opstest.NetworkDoc()
 		d.IPs[0].DHCP.Hosts = nil
 		for i := 0; i < 64; i++ {
 			ip := fmt.Sprintf("10.9.0.%d", 10+i)

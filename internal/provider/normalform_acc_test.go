@@ -34,13 +34,13 @@ func TestAccNormalForm_poolTargetPathSlash(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "lab-pool")
 	l := testAccStorageConn(t)
 	configured := filepath.Dir(dir) + "//lab-pool/" // a doubled and a trailing slash
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_pool" "test" {
-  name   = %q
+  name   = {{q .Name}}
   type   = "dir"
-  target = { path = %q }
+  target = { path = {{q .Configured}} }
 }
-`, name, configured)
+`, map[string]any{"Name": name, "Configured": configured})
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -99,17 +99,17 @@ func TestAccNormalForm_networkSpellings(t *testing.T) {
 		libIPv6 = "fd00:231:87::1"
 	)
 	l := testAccStorageConn(t)
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_network" "test" {
-  name = %q
-  uuid = %q
-  mac  = { address = %q }
+  name = {{q .Name}}
+  uuid = {{q .UUID}}
+  mac  = { address = {{q .MAC}} }
   ips = [
-    { address = %q, prefix = 24 },
-    { family = "ipv6", address = %q, prefix = 64 },
+    { address = {{q .IPv4}}, prefix = 24 },
+    { family = "ipv6", address = {{q .IPv6}}, prefix = 64 },
   ]
 }
-`, name, uuid, mac, ipv4, ipv6)
+`, map[string]any{"Name": name, "UUID": uuid, "MAC": mac, "IPv4": ipv4, "IPv6": ipv6})
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccNetworkPreCheck(t, name) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -176,28 +176,28 @@ func TestAccNormalForm_domainSpellings(t *testing.T) {
 	disk := "/var/lib/libvirt/images//nf-dom-spell.img" // never created: the domain is not started
 	iscsi := "iqn.2026-12.test.nf:disk"                 // libvirt adds the LUN: ".../0"; never connected
 	l := testAccStorageConn(t)
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_domain" "test" {
-  name        = %q
-  uuid        = %q
-  type        = %q
+  name        = {{q .Name}}
+  uuid        = {{q .UUID}}
+  type        = {{q .Type}}
   memory      = 64
   memory_unit = "MiB"
   running     = false
   os          = { type = "hvm" }
   devices = {
     disks = [
-      { source = { file = { file = %q } }, target = { dev = "vda", bus = "virtio" } },
+      { source = { file = { file = {{q .Disk}} } }, target = { dev = "vda", bus = "virtio" } },
       {
         type   = "network"
-        source = { network = { protocol = "iscsi", name = %q, hosts = [{ name = "127.0.0.1", port = "3260" }] } }
+        source = { network = { protocol = "iscsi", name = {{q .ISCSI}}, hosts = [{ name = "127.0.0.1", port = "3260" }] } }
         target = { dev = "vdb", bus = "virtio" }
       },
     ]
-    interfaces = [{ mac = { address = %q }, model = { type = %q }, source = { user = {} } }]
+    interfaces = [{ mac = { address = {{q .MAC}} }, model = { type = {{q .Model}} }, source = { user = {} } }]
   }
 }
-`, name, uuid, testAccDomainType(), disk, iscsi, mac, model)
+`, map[string]any{"Name": name, "UUID": uuid, "Type": testAccDomainType(), "Disk": disk, "ISCSI": iscsi, "MAC": mac, "Model": model})
 	iface := tfjsonpath.New("devices").AtMapKey("interfaces").AtSliceIndex(0)
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
@@ -267,13 +267,13 @@ resource "libvirt_domain" "test" {
 func TestAccNormalForm_networkDefaultLeftOut(t *testing.T) {
 	name := "nf-net-ipv6no"
 	l := testAccStorageConn(t)
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_network" "test" {
-  name = %q
+  name = {{q .Name}}
   ipv6 = "no"
   ips  = [{ address = "10.231.86.1", prefix = 24 }]
 }
-`, name)
+`, map[string]any{"Name": name})
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccNetworkPreCheck(t, name) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

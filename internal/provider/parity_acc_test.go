@@ -19,10 +19,10 @@ import (
 func TestAccParity_rngRandomBackend(t *testing.T) {
 	const name = "par-rng"
 	t.Cleanup(func() { _, _ = virsh("undefine", name, "--nvram") })
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_domain" "rng" {
-  name        = %q
-  type        = %q
+  name        = {{q .}}
+  type        = {{q domainType}}
   memory      = 64
   memory_unit = "MiB"
   vcpu        = 1
@@ -31,7 +31,7 @@ resource "libvirt_domain" "rng" {
     rngs = [{ model = "virtio", backend = { random = "/dev/urandom" } }]
   }
 }
-`, name, testAccDomainType())
+`, name)
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -67,9 +67,9 @@ resource "libvirt_domain" "rng" {
 // size on disk). Each plan after an apply is empty.
 func TestAccParity_dmacvicarSpellings(t *testing.T) {
 	const net, dom, vol = "par-spell-net", "par-spell", "par-spell.qcow2"
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_network" "net" {
-  name = %[1]q
+  name = {{q .Net}}
   ips  = [{ address = "10.251.23.1", prefix = 24 }]
   dns = {
     sr_vs = [{ service = "ldap", protocol = "tcp", domain = "par.lab", target = "ldap.par.lab", port = 389, priority = 10, weight = 5 }]
@@ -78,16 +78,16 @@ resource "libvirt_network" "net" {
 }
 
 resource "libvirt_volume" "disk" {
-  name          = %[3]q
-  pool          = %[4]q
+  name          = {{q .Vol}}
+  pool          = {{q .Pool}}
   capacity      = 16
   capacity_unit = "MiB"
   target        = { format = { type = "qcow2" } }
 }
 
 resource "libvirt_domain" "spell" {
-  name        = %[2]q
-  type        = %[5]q
+  name        = {{q .Dom}}
+  type        = {{q domainType}}
   memory      = 64
   memory_unit = "MiB"
   vcpu        = 2
@@ -103,7 +103,7 @@ resource "libvirt_domain" "spell" {
     }]
   }
 }
-`, net, dom, vol, testAccPool(), testAccDomainType())
+`, map[string]string{"Net": net, "Dom": dom, "Vol": vol, "Pool": testAccPool()})
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccNetworkPreCheck(t, net) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

@@ -22,28 +22,28 @@ import (
 func TestAccPatch_keepsWhatOthersSet(t *testing.T) {
 	const name = "tfacc-patch"
 	config := func(vcpu int, rangeEnd string) string {
-		return testAccProviderConfig() + fmt.Sprintf(`
+		return testConfig(`
 resource "libvirt_network" "net" {
-  name = "%[1]s-net"
+  name = "{{.Name}}-net"
   ips = [{
     address = "10.233.9.1"
     prefix  = 24
-    dhcp    = { ranges = [{ start = "10.233.9.100", end = %[3]q }] }
+    dhcp    = { ranges = [{ start = "10.233.9.100", end = {{q .RangeEnd}} }] }
   }]
 }
 
 resource "libvirt_domain" "vm" {
-  name        = %[1]q
-  type        = %[4]q
+  name        = {{q .Name}}
+  type        = {{q .Type}}
   memory      = 64
   memory_unit = "MiB"
-  vcpu        = %[2]d
+  vcpu        = {{.VCPU}}
   os          = { type = "hvm" }
   devices = {
     interfaces = [{ source = { network = { network = libvirt_network.net.name } } }]
   }
 }
-`, name, vcpu, rangeEnd, testAccDomainType())
+`, map[string]any{"Name": name, "VCPU": vcpu, "RangeEnd": rangeEnd, "Type": testAccDomainType()})
 	}
 	setOutside := func() {
 		mustVirsh(t, "desc", name, "--config", "--new-desc", "set with virsh")
@@ -113,15 +113,15 @@ resource "libvirt_domain" "vm" {
 func TestAccPatch_persistentOnlyDetachConverges(t *testing.T) {
 	const name = "tfacc-patch-nic"
 	const mac = "52:54:00:00:0a:01"
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_network" "net" {
-  name = "%[1]s-net"
+  name = "{{.Name}}-net"
   ips  = [{ address = "10.233.10.1", prefix = 24 }]
 }
 
 resource "libvirt_domain" "vm" {
-  name        = %[1]q
-  type        = %[2]q
+  name        = {{q .Name}}
+  type        = {{q .Type}}
   memory      = 64
   memory_unit = "MiB"
   running     = true
@@ -129,10 +129,10 @@ resource "libvirt_domain" "vm" {
   shutdown_timeout = "0s"
   os          = { type = "hvm" }
   devices = {
-    interfaces = [{ mac = { address = %[3]q }, source = { network = { network = libvirt_network.net.name } } }]
+    interfaces = [{ mac = { address = {{q .MAC}} }, source = { network = { network = libvirt_network.net.name } } }]
   }
 }
-`, name, testAccDomainType(), mac)
+`, map[string]any{"Name": name, "Type": testAccDomainType(), "MAC": mac})
 	var domID string
 	resource.Test(t, resource.TestCase{
 		PreCheck: func() {
@@ -176,18 +176,18 @@ func TestAccDomain_duplicateMACWarns(t *testing.T) {
 	removeDomainLeftovers(t, name+"-a", name+"-b")
 	t.Cleanup(func() { removeDomainLeftovers(t, name+"-a", name+"-b") })
 	domain := func(suffix string) string {
-		return fmt.Sprintf(`
-resource "libvirt_domain" %[1]q {
-  name        = "%[2]s-%[1]s"
-  type        = %[3]q
+		return renderConfig(`
+resource "libvirt_domain" {{q .Suffix}} {
+  name        = "{{.Name}}-{{.Suffix}}"
+  type        = {{q .Type}}
   memory      = 64
   memory_unit = "MiB"
   os          = { type = "hvm" }
   devices = {
-    interfaces = [{ mac = { address = %[4]q }, source = { user = {} } }]
+    interfaces = [{ mac = { address = {{q .MAC}} }, source = { user = {} } }]
   }
 }
-`, suffix, name, testAccDomainType(), strings.ToUpper(mac))
+`, map[string]any{"Suffix": suffix, "Name": name, "Type": testAccDomainType(), "MAC": strings.ToUpper(mac)})
 	}
 	dir := t.TempDir()
 	tofu := tofuWorkdir(t, dir, domain("a"))

@@ -40,7 +40,7 @@ type libvirtProvider struct {
 const providerTypeName = "libvirt"
 
 // attrHost is the resource attribute naming the host (internal/hostroute).
-const attrHost = treeresource.HostAttr
+const attrHost = hostroute.Attr
 
 func New(version string) func() provider.Provider {
 	return func() provider.Provider { return &libvirtProvider{version: version} }

@@ -524,75 +524,27 @@ func TestAccRBD_guestBoot(t *testing.T) {
 	name := rbdPrefix + "-guest"
 	hostname := "rbd-guest"
 	config := testAccProviderConfig() + rbdPoolConfig(c, "a") +
-		rbdVolumeConfig(name+"-root", guestDir+"/root.qcow2", "") + fmt.Sprintf(`
-resource "libvirt_cloudinit_disk" "seed" {
-  name      = "%[1]s-seed"
-  directory = %[2]q
-  meta_data = <<-EOT
-    instance-id: %[1]s
-    local-hostname: %[3]s
-  EOT
-  user_data = <<-EOT
-    #cloud-config
-    {}
-  EOT
-}
-
-resource "libvirt_volume" "seed" {
-  name   = "%[1]s-seed.iso"
-  pool   = %[4]q
-  create = { content = { url = libvirt_cloudinit_disk.seed.path } }
-}
-
-resource "libvirt_domain" "guest" {
-  name             = %[1]q
-  type             = %[5]q
-  memory           = 512
-  memory_unit      = "MiB"
-  vcpu             = 1
-  running          = true
-  shutdown_timeout = "0s"
-
-  os = {
-    type    = "hvm"
-    kernel  = "%[6]s/vmlinuz"
-    initrd  = "%[6]s/initrd.img"
-    cmdline = "root=/dev/vda rw console=ttyS0 net.ifnames=0"
-  }
-
-  devices = {
-    disks = [
-      {
+		rbdVolumeConfig(name+"-root", guestDir+"/root.qcow2", "") +
+		testGuestSeed{Name: name, Hostname: hostname, SeedDir: seedDir, Pool: testAccPool()}.config() +
+		testGuest{
+			Name: name, GuestDir: guestDir, Running: true, FixedNICNames: true, SCSI: true, Agent: true,
+			Disks: []string{renderConfig(`{
         type   = "network"
         driver = { name = "qemu", type = "raw" }
         source = {
           network = {
             protocol = "rbd"
-            name     = "%[7]s/${libvirt_volume.%[1]s-root.name}"
-            hosts    = [{ name = %[8]q, port = %[9]q }]
+            name     = "{{.Pool}}/${libvirt_volume.{{.Name}}-root.name}"
+            hosts    = [{ name = {{q .MonHost}}, port = {{q .MonPort}} }]
             auth = {
-              username = %[10]q
+              username = {{q .User}}
               secret   = { type = "ceph", uuid = libvirt_secret.ceph_a.uuid }
             }
           }
         }
         target = { dev = "vda", bus = "virtio" }
-      },
-      {
-        device    = "cdrom"
-        source    = { volume = { pool = libvirt_volume.seed.pool, volume = libvirt_volume.seed.name } }
-        target    = { dev = "sda", bus = "scsi" }
-        read_only = true
-      },
-    ]
-    controllers = [{ type = "scsi", model = "virtio-scsi" }]
-    channels = [{
-      source = { unix = {} }
-      target = { virt_io = { name = "org.qemu.guest_agent.0" } }
-    }]
-  }
-}
-`, name, seedDir, hostname, testAccPool(), testAccDomainType(), guestDir, c.pool, c.monHost, c.monPort, c.user)
+      }`, map[string]string{"Pool": c.pool, "Name": name, "MonHost": c.monHost, "MonPort": c.monPort, "User": c.user}), testGuestSeedDisk},
+		}.config()
 	var started time.Time
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

@@ -218,18 +218,9 @@ func (r *cloudinitDiskResource) ModifyPlan(ctx context.Context, req resource.Mod
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if plan.Directory.IsUnknown() {
-		var config cloudinitDiskModel
-		resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		if config.Directory.IsNull() {
-			plan.Directory = types.StringValue(defaultCloudinitDirectory(&resp.Diagnostics))
-			if resp.Diagnostics.HasError() {
-				return
-			}
-		}
+	plan.Directory = plannedDirectory(ctx, req, plan.Directory, defaultCloudinitDirectory, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	if !cloudinitInputsKnown(plan) {
 		return
@@ -499,4 +490,21 @@ func (absolutePathValidator) ValidateString(_ context.Context, req validator.Str
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid directory",
 			fmt.Sprintf("%s must be an absolute path, got %q.", req.Path, req.ConfigValue.ValueString()))
 	}
+}
+
+// plannedDirectory is the directory a file written at apply (first-boot
+// file, cloud-init disk) plans: the planned value, or the default when it is
+// unknown because the configuration does not set it, so that path is known
+// at plan.
+func plannedDirectory(ctx context.Context, req resource.ModifyPlanRequest, planned types.String,
+	defaultDirectory func(*diag.Diagnostics) string, diags *diag.Diagnostics) types.String {
+	if !planned.IsUnknown() {
+		return planned
+	}
+	var configured types.String
+	diags.Append(req.Config.GetAttribute(ctx, path.Root("directory"), &configured)...)
+	if diags.HasError() || !configured.IsNull() {
+		return planned
+	}
+	return types.StringValue(defaultDirectory(diags))
 }

@@ -26,14 +26,13 @@ import (
 )
 
 func testAccCloudinitDiskConfig(dir, userData string) string {
-	dirLine := ""
-	if dir != "" {
-		dirLine = fmt.Sprintf("  directory = %q\n", dir)
-	}
-	return testAccProviderConfig() + fmt.Sprintf(`
+	return testConfig(`
 resource "libvirt_cloudinit_disk" "seed" {
   name      = "acc-seed"
-%s  user_data = %q
+{{- if .Dir}}
+  directory = {{q .Dir}}
+{{- end}}
+  user_data = {{q .UserData}}
   meta_data = <<-EOT
     instance-id: acc-seed
     local-hostname: acc-seed
@@ -45,7 +44,7 @@ resource "libvirt_cloudinit_disk" "seed" {
         dhcp4: true
   EOT
 }
-`, dirLine, userData)
+`, map[string]string{"Dir": dir, "UserData": userData})
 }
 
 // cloudinitFileMatchesState checks, independently of the provider's code, that
@@ -266,13 +265,13 @@ func TestAccCloudinitDisk_uploadedByVolume(t *testing.T) {
 	dir := t.TempDir()
 	volName := fmt.Sprintf("tfacc-seed-%d.iso", time.Now().UnixNano()%1000000)
 	config := func(userData string) string {
-		return testAccCloudinitDiskConfig(dir, userData) + fmt.Sprintf(`
+		return testAccCloudinitDiskConfig(dir, userData) + renderConfig(`
 resource "libvirt_volume" "seed" {
-  name   = %q
-  pool   = %q
+  name   = {{q .Name}}
+  pool   = {{q .Pool}}
   create = { content = { url = libvirt_cloudinit_disk.seed.path } }
 }
-`, volName, testAccPool())
+`, map[string]string{"Name": volName, "Pool": testAccPool()})
 	}
 	// The volume's file (on this host) holds exactly the ISO the disk wrote.
 	volumeHoldsISO := func(s *terraform.State) error {

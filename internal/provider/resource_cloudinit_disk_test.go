@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -34,10 +33,10 @@ func TestUnitCloudinitDisk_secretsAreSensitive(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: testAccProviderConfig() + fmt.Sprintf(`
+			Config: testConfig(`
 resource "libvirt_cloudinit_disk" "x" {
   name        = "secrets"
-  directory   = %q
+  directory   = {{q .}}
   user_data   = "#cloud-config\npassword: user-s3cret\n"
   vendor_data = "#cloud-config\npassword: vendor-s3cret\n"
 }

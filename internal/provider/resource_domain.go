@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -66,6 +67,7 @@ func domainSpec() treeresource.Spec[libvirtxml.Domain] {
 
 func domainOwnSpec() treeresource.Spec[libvirtxml.Domain] {
 	return treeresource.Spec[libvirtxml.Domain]{
+		Routing:  hostroute.Attributes("domain"),
 		Name:     "domain",
 		Identity: uuidIdentity("domain"),
 		Model:    xmlschema.Domain(),
@@ -167,24 +169,20 @@ func (r *domainResource) Create(ctx context.Context, req resource.CreateRequest,
 	if doc.UUID == "" {
 		doc.UUID = libvirtops.NewUUID()
 	}
-	id, err := libvirtops.Domains(r.Client()).DefineAndStart(ctx, doc, opts)
-	if err != nil {
-		msg := err.Error()
-		if doc.UUID != "" && r.mayExist(ctx, doc.UUID) {
-			if state, uerr := treeresource.Unfinished(req.Plan.Raw, doc.UUID); uerr == nil {
-				resp.State.Raw = state
-				msg += fmt.Sprintf("; domain %s (UUID %s) may exist, so it is recorded as tainted: the next apply looks it up "+
-					"and re-creates it", doc.Name, doc.UUID)
-			}
-		}
-		resp.Diagnostics.AddError("Cannot create domain", msg)
+	if !r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: doc.UUID, Prior: plan,
+		Apply: func(*diag.Diagnostics) (string, error) {
+			_, err := libvirtops.Domains(r.Client()).DefineAndStart(ctx, doc, opts)
+			return "", err
+		},
+		// a failed define or start may have left the domain (a broken
+		// connection cannot say): recorded as unfinished, it is looked up
+		// and re-created by the next apply
+		Undo: func() (string, bool) { return "", r.mayExist(ctx, doc.UUID) },
+		// the domain was defined: without a state nobody would remove it
+		KeepUnfinished: true}, &resp.State, &resp.Diagnostics) {
 		return
 	}
-	// the domain was defined: without a state nobody would remove it
-	if !r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: id, Prior: plan, KeepUnfinished: true},
-		&resp.State, &resp.Diagnostics) {
-		return
-	}
+	id := doc.UUID
 	if opts.Running {
 		// the domain exists and is in state: a failed wait taints it, nothing is orphaned
 		if err := r.waitForIPs(ctx, id, doc.Name, ipWaits(plan)); err != nil {
@@ -252,11 +250,10 @@ func (r *domainResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	oldDoc := current.Doc
 	newDoc.UUID = id
-	if err := libvirtops.Domains(r.Client()).Update(ctx, id, oldDoc, newDoc, opts); err != nil {
-		resp.Diagnostics.AddError("Cannot update domain", err.Error())
-		return
-	}
-	if !r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics) {
+	if !r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan,
+		Apply: func(*diag.Diagnostics) (string, error) {
+			return "", libvirtops.Domains(r.Client()).Update(ctx, id, oldDoc, newDoc, opts)
+		}}, &resp.State, &resp.Diagnostics) {
 		return
 	}
 	if wasRunning, _ := treeresource.Bool(state, attrRunning); opts.Running && !wasRunning {

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -14,20 +13,20 @@ import (
 // testAccDomainConfig is the ADR's domain shape without disks: network
 // interface, serial + console, guest-agent channel and VNC graphics.
 func testAccDomainConfig(name string, running bool, vcpuCurrent int) string {
-	return testAccProviderConfig() + fmt.Sprintf(`
+	return testConfig(`
 resource "libvirt_network" "net" {
-  name = "%[1]s-net"
+  name = "{{.Name}}-net"
   ips  = [{ address = "10.233.1.1", prefix = 24 }]
 }
 
 resource "libvirt_domain" "test" {
-  name         = %[1]q
-  type         = %[2]q
+  name         = {{q .Name}}
+  type         = {{q .Type}}
   memory       = 64
   memory_unit  = "MiB"
   vcpu         = 2
-  vcpu_current = %[4]d
-  running      = %[3]t
+  vcpu_current = {{.VCPUCurrent}}
+  running      = {{.Running}}
   shutdown_timeout = "0s"
   os = { type = "hvm" }
   devices = {
@@ -45,7 +44,7 @@ resource "libvirt_domain" "test" {
     graphics = [{ vnc = { listen = "127.0.0.1", auto_port = true } }]
   }
 }
-`, name, testAccDomainType(), running, vcpuCurrent)
+`, map[string]any{"Name": name, "Type": testAccDomainType(), "Running": running, "VCPUCurrent": vcpuCurrent})
 }
 
 func TestAccDomain_lifecycle(t *testing.T) {

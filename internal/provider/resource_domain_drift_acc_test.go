@@ -84,27 +84,27 @@ func driftSteps(config string, evidence resource.TestCheckFunc, checks ...statec
 
 // driftDomain is a small TCG guest with the given extra attributes.
 func driftDomain(resName, name string, running bool, extra string) string {
-	return fmt.Sprintf(`
-resource "libvirt_domain" %[1]q {
-  name             = %[2]q
-  type             = %[3]q
+	return renderConfig(`
+resource "libvirt_domain" {{q .ResName}} {
+  name             = {{q .Name}}
+  type             = {{q .Type}}
   memory           = 64
   memory_unit      = "MiB"
   vcpu             = 1
-  running          = %[4]t
+  running          = {{.Running}}
   shutdown_timeout = "0s"
-%[5]s
+{{.Extra}}
 }
-`, resName, name, testAccDomainType(), running, extra)
+`, map[string]any{"ResName": resName, "Name": name, "Type": testAccDomainType(), "Running": running, "Extra": extra})
 }
 
 func driftNetwork(name, subnet string) string {
-	return fmt.Sprintf(`
+	return renderConfig(`
 resource "libvirt_network" "net" {
-  name = %[1]q
-  ips  = [{ address = "10.%[2]s.1", prefix = 24 }]
+  name = {{q .Name}}
+  ips  = [{ address = "10.{{.Subnet}}.1", prefix = 24 }]
 }
-`, name, subnet)
+`, map[string]any{"Name": name, "Subnet": subnet})
 }
 
 // (a) libvirt names the tap device vnetN at start, N counting across the host:
@@ -236,22 +236,22 @@ resource "libvirt_network" "net" {
 // (f) lists written in another order than libvirt keeps them: libvirt sorts
 // controllers of one type by index and disks by target (vdb given before vda).
 func TestAccDomainDrift_listOrder(t *testing.T) {
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_volume" "a" {
   name     = "tfacc-drift-f-a.qcow2"
-  pool     = %[1]q
+  pool     = {{q .Pool}}
   capacity = 16
   capacity_unit = "MiB"
   target   = { format = { type = "qcow2" } }
 }
 resource "libvirt_volume" "b" {
   name     = "tfacc-drift-f-b.qcow2"
-  pool     = %[1]q
+  pool     = {{q .Pool}}
   capacity = 16
   capacity_unit = "MiB"
   target   = { format = { type = "qcow2" } }
 }
-`, testAccPool()) + driftDomain("test", "tfacc-drift-f", false, `  os = { type = "hvm" }
+`, map[string]any{"Pool": testAccPool()}) + driftDomain("test", "tfacc-drift-f", false, `  os = { type = "hvm" }
   devices = {
     controllers = [
       { type = "virtio-serial", index = 1 },

@@ -210,52 +210,52 @@ func testAccDomainFullConfig(prefix string, d fullDomain) string {
         target = { dev = "vdb", bus = "virtio" }
       }`
 	}
-	return testAccProviderConfig() + fmt.Sprintf(`
+	return testConfig(`
 resource "libvirt_network" "net" {
-  name = "%[1]s-net"
+  name = "{{.Prefix}}-net"
   ips  = [{ address = "10.233.7.1", prefix = 24 }]
 }
 
 resource "libvirt_volume" "root" {
-  name          = "%[1]s-root.qcow2"
-  pool          = %[2]q
+  name          = "{{.Prefix}}-root.qcow2"
+  pool          = {{q .Pool}}
   capacity      = 64
   capacity_unit = "MiB"
   target        = { format = { type = "qcow2" } }
 }
 
 resource "libvirt_volume" "data" {
-  name          = "%[1]s-data.qcow2"
-  pool          = %[2]q
+  name          = "{{.Prefix}}-data.qcow2"
+  pool          = {{q .Pool}}
   capacity      = 16
   capacity_unit = "MiB"
   target        = { format = { type = "qcow2" } }
 }
 
 resource "libvirt_cloudinit_disk" "seed" {
-  name      = "%[1]s-seed"
+  name      = "{{.Prefix}}-seed"
   user_data = "#cloud-config\n"
-  meta_data = "instance-id: %[1]s\nlocal-hostname: %[1]s\n"
+  meta_data = "instance-id: {{.Prefix}}\nlocal-hostname: {{.Prefix}}\n"
 }
 
 resource "libvirt_volume" "seed" {
-  name   = "%[1]s-seed.iso"
-  pool   = %[2]q
+  name   = "{{.Prefix}}-seed.iso"
+  pool   = {{q .Pool}}
   create = { content = { url = libvirt_cloudinit_disk.seed.path } }
 }
 
 resource "libvirt_domain" "test" {
-  name              = %[4]q
-  type              = %[3]q
+  name              = {{q .Name}}
+  type              = {{q .Type}}
   memory            = 128
   memory_unit       = "MiB"
   vcpu              = 2
-  vcpu_current      = %[5]d
-  running           = %[6]t
-  autostart         = %[7]t
-  restart_on_change = %[8]t
+  vcpu_current      = {{.VCPUCurrent}}
+  running           = {{.Running}}
+  autostart         = {{.Autostart}}
+  restart_on_change = {{.RestartOnChange}}
   shutdown_timeout  = "0s"
-%[9]s
+{{.Extra}}
   os = { type = "hvm" }
   # PCI hot-plug on the pc machine's root bus goes through ACPI
   features = { acpi = true, apic = {} }
@@ -271,7 +271,7 @@ resource "libvirt_domain" "test" {
         source    = { volume = { pool = libvirt_volume.seed.pool, volume = libvirt_volume.seed.name } }
         target    = { dev = "sda", bus = "scsi" }
         read_only = true
-      }%[10]s
+      }{{.Disk2}}
     ]
     controllers = [{ type = "scsi", model = "virtio-scsi" }]
     interfaces = [{
@@ -289,7 +289,7 @@ resource "libvirt_domain" "test" {
     graphics = [{ vnc = { listen = "127.0.0.1", auto_port = true } }]
   }
 }
-`, prefix, testAccPool(), testAccDomainType(), d.name, d.vcpuCurrent, d.running, d.autostart, d.restartOnChange, extra, disk2)
+`, map[string]any{"Prefix": prefix, "Pool": testAccPool(), "Type": testAccDomainType(), "Name": d.name, "VCPUCurrent": d.vcpuCurrent, "Running": d.running, "Autostart": d.autostart, "RestartOnChange": d.restartOnChange, "Extra": extra, "Disk2": disk2})
 }
 
 var emptyAfterApply = resource.ConfigPlanChecks{

@@ -17,24 +17,24 @@ import (
 // testAccDomainSmallConfig is a diskless domain; extra is HCL added to the
 // domain body, osExtra to its os object, devices replaces the devices object.
 func testAccDomainSmallConfig(name string, running, restartOnChange bool, extra, osExtra string) string {
-	return testAccProviderConfig() + fmt.Sprintf(`
+	return testConfig(`
 resource "libvirt_domain" "test" {
-  name              = %[1]q
-  type              = %[2]q
+  name              = {{q .Name}}
+  type              = {{q domainType}}
   memory            = 64
   memory_unit       = "MiB"
   vcpu              = 1
-  running           = %[3]t
-  restart_on_change = %[4]t
+  running           = {{.Running}}
+  restart_on_change = {{.RestartOnChange}}
   shutdown_timeout  = "0s"
-  os = { type = "hvm"%[6]s }
-%[5]s
+  os = { type = "hvm"{{.OSExtra}} }
+{{.Extra}}
   devices = {
     serials  = [{ target = { port = 0 } }]
     consoles = [{ target = { type = "serial", port = 0 } }]
   }
 }
-`, name, testAccDomainType(), running, restartOnChange, extra, osExtra)
+`, map[string]any{"Name": name, "Running": running, "RestartOnChange": restartOnChange, "Extra": extra, "OSExtra": osExtra})
 }
 
 // TestAccDomain_restartOnChange: a change that only takes effect at the next
@@ -142,10 +142,10 @@ func TestAccDomain_startFailureLeavesNothing(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: testAccProviderConfig() + fmt.Sprintf(`
+				Config: testConfig(`
 resource "libvirt_domain" "test" {
-  name             = %[1]q
-  type             = %[2]q
+  name             = {{q .}}
+  type             = {{q domainType}}
   memory           = 64
   memory_unit      = "MiB"
   running          = true
@@ -158,7 +158,7 @@ resource "libvirt_domain" "test" {
     }]
   }
 }
-`, name, testAccDomainType()),
+`, name),
 				ExpectError: regexp.MustCompile(`(?s)starting domain.*tfacc-no-such-network`),
 			},
 			{

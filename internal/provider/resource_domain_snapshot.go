@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -71,6 +72,7 @@ func NewDomainSnapshotResource() resource.Resource {
 		}
 	}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.DomainSnapshot]{
+		Routing:  hostroute.Attributes("snapshot"),
 		Name:     "domain_snapshot",
 		Noun:     "snapshot",
 		Identity: snapshotIdentity(),
@@ -256,13 +258,17 @@ func (r *domainSnapshotResource) Create(ctx context.Context, req resource.Create
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create snapshot", err.Error())
 		return
 	}
-	if err := snapshots.Create(ctx, domainID, doc, snapshotCreateFlags(plan)); err != nil {
-		// libvirt removes what a failed snapshot created (overlays included)
-		resp.Diagnostics.AddError("Cannot create snapshot", fmt.Sprintf("snapshot %q of domain %s: %v", doc.Name, domainID, err))
-		return
-	}
 	id := snapshotID(domainID, doc.Name)
-	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: id, Prior: plan, Undo: func() (string, bool) {
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: id, Prior: plan, Apply: func(*diag.Diagnostics) (string, error) {
+		if err := snapshots.Create(ctx, domainID, doc, snapshotCreateFlags(plan)); err != nil {
+			return "", fmt.Errorf("snapshot %q of domain %s: %w", doc.Name, domainID, err)
+		}
+		return "", nil
+	}, Undo: func() (string, bool) {
+		// libvirt removes what a failed snapshot create made (overlays included)
+		if exists, err := snapshots.Exists(ctx, domainID, doc.Name); err == nil && !exists {
+			return "", false
+		}
 		var diags diag.Diagnostics
 		r.deleteSnapshot(ctx, id, &diags)
 		if diags.HasError() {
@@ -337,12 +343,10 @@ func (r *domainSnapshotResource) Update(ctx context.Context, req resource.Update
 		return
 	}
 	description, _ := treeresource.String(plan, "description")
-	err := libvirtops.Snapshots(r.Client()).SetDescription(ctx, id, description)
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("description"), "Cannot update snapshot description", err.Error())
-		return
-	}
-	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan, Attr: path.Root("description"),
+		Apply: func(*diag.Diagnostics) (string, error) {
+			return "", libvirtops.Snapshots(r.Client()).SetDescription(ctx, id, description)
+		}}, &resp.State, &resp.Diagnostics)
 }
 
 func (r *domainSnapshotResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -53,39 +53,39 @@ func snapshotDo(op func(*libvirt.Libvirt) error) error {
 // it as vda: through the pool (source.volume) or as a plain file
 // (source.file, the volume's path). extra goes into the domain block.
 func snapshotDomainConfig(name string, running, fileDisk bool, extra string) string {
-	source := fmt.Sprintf(`{ volume = { pool = %q, volume = libvirt_volume.disk.name } }`, testAccPool())
+	source := renderConfig(`{ volume = { pool = {{q .}}, volume = libvirt_volume.disk.name } }`, testAccPool())
 	if fileDisk {
 		source = `{ file = { file = libvirt_volume.disk.path } }`
 	}
-	return testAccProviderConfig() + fmt.Sprintf(`
+	return testConfig(`
 resource "libvirt_volume" "disk" {
-  name          = "%[1]s.qcow2"
-  pool          = %[2]q
+  name          = "{{.Name}}.qcow2"
+  pool          = {{q .Pool}}
   capacity      = 64
   capacity_unit = "MiB"
   target        = { format = { type = "qcow2" } }
 }
 
 resource "libvirt_domain" "test" {
-  name             = %[1]q
-  type             = %[3]q
+  name             = {{q .Name}}
+  type             = {{q .Type}}
   memory           = 64
   memory_unit      = "MiB"
   vcpu             = 1
-  running          = %[4]t
+  running          = {{.Running}}
   shutdown_timeout = "0s"
   os               = { type = "hvm" }
   devices = {
     disks = [{
       device = "disk"
       driver = { name = "qemu", type = "qcow2" }
-      source = %[5]s
+      source = {{.Source}}
       target = { dev = "vda", bus = "virtio" }
     }]
   }
-%[6]s
+{{.Extra}}
 }
-`, name, testAccPool(), testAccDomainType(), running, source, extra)
+`, map[string]any{"Name": name, "Pool": testAccPool(), "Type": testAccDomainType(), "Running": running, "Source": source, "Extra": extra})
 }
 
 // snapshotIgnoreDisks is the lifecycle block the docs recommend for a
@@ -331,14 +331,14 @@ func TestAccDomainSnapshot_internal(t *testing.T) {
 	snapshotPreCheck(t)
 	disk := filepath.Join(snapshotPoolPath(t), name+".qcow2")
 	snap := func(snapName, description, extra string) string {
-		return fmt.Sprintf(`
+		return renderConfig(`
 resource "libvirt_domain_snapshot" "test" {
   domain      = libvirt_domain.test.id
-  name        = %q
-  description = %q
-%s
+  name        = {{q .SnapName}}
+  description = {{q .Description}}
+{{.Extra}}
 }
-`, snapName, description, extra)
+`, map[string]any{"SnapName": snapName, "Description": description, "Extra": extra})
 	}
 	base := snapshotDomainConfig(name, false, false, "")
 	var created string
@@ -449,7 +449,7 @@ resource "libvirt_domain_snapshot" "test" {
 
 // snapshotExternalConfig is an external disk-only snapshot of vda into overlay.
 func snapshotExternalConfig(overlay string) string {
-	return fmt.Sprintf(`
+	return renderConfig(`
 resource "libvirt_domain_snapshot" "test" {
   domain    = libvirt_domain.test.id
   name      = "ext1"
@@ -458,11 +458,11 @@ resource "libvirt_domain_snapshot" "test" {
     disks = [{
       name     = "vda"
       snapshot = "external"
-      source   = { file = { file = %q } }
+      source   = { file = { file = {{q .Overlay}} } }
     }]
   }
 }
-`, overlay)
+`, map[string]any{"Overlay": overlay})
 }
 
 // TestAccDomainSnapshot_externalDiskOnly: an external disk-only snapshot of
@@ -632,17 +632,17 @@ resource "libvirt_domain_snapshot" "internal" {
   description = "with memory"
 }
 `
-	external := fmt.Sprintf(`
+	external := renderConfig(`
 resource "libvirt_domain_snapshot" "external" {
   domain = libvirt_domain.test.id
   name   = "mem-ext"
   live   = true
-  memory = { snapshot = "external", file = %q }
+  memory = { snapshot = "external", file = {{q .MemFile}} }
   disks = {
-    disks = [{ name = "vda", snapshot = "external", source = { file = { file = %q } } }]
+    disks = [{ name = "vda", snapshot = "external", source = { file = { file = {{q .Overlay}} } } }]
   }
 }
-`, memFile, overlay)
+`, map[string]any{"MemFile": memFile, "Overlay": overlay})
 	checkRunning := func(*terraform.State) error {
 		return snapshotDo(func(l *libvirt.Libvirt) error {
 			dom, err := l.DomainLookupByName(name)
@@ -1000,15 +1000,15 @@ func TestAccDomainSnapshot_createFails(t *testing.T) {
 			},
 			{
 				// quiesce needs a guest agent this domain does not have
-				Config: base + fmt.Sprintf(`
+				Config: base + renderConfig(`
 resource "libvirt_domain_snapshot" "test" {
   domain    = libvirt_domain.test.id
   name      = "q1"
   disk_only = true
   quiesce   = true
-  disks     = { disks = [{ name = "vda", snapshot = "external", source = { file = { file = %q } } }] }
+  disks     = { disks = [{ name = "vda", snapshot = "external", source = { file = { file = {{q .Overlay}} } } }] }
 }
-`, overlay),
+`, map[string]any{"Overlay": overlay}),
 				ExpectError: regexp.MustCompile(`Cannot create snapshot(.|\n)*agent`),
 			},
 			{

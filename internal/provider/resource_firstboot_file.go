@@ -212,18 +212,9 @@ func (r *firstbootFileResource) ModifyPlan(ctx context.Context, req resource.Mod
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if plan.Directory.IsUnknown() {
-		var config firstbootFileModel
-		resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		if config.Directory.IsNull() {
-			plan.Directory = types.StringValue(r.defaultDirectory(&resp.Diagnostics))
-			if resp.Diagnostics.HasError() {
-				return
-			}
-		}
+	plan.Directory = plannedDirectory(ctx, req, plan.Directory, r.defaultDirectory, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	if plan.Name.IsUnknown() || plan.Content.IsUnknown() || plan.Directory.IsUnknown() || plan.ContentWOVersion.IsUnknown() {
 		return

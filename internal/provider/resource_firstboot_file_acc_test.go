@@ -101,13 +101,13 @@ func ignitionLifecycle(t *testing.T, typ, ext, content1, content2, bad string, b
 	address := typ + ".x"
 	name := "tfacc-node-" + strings.TrimPrefix(typ, "libvirt_")
 	cfgIn := func(name, dir, content string) string {
-		return testAccProviderConfig() + fmt.Sprintf(`
-resource %q "x" {
-  name      = %q
-  directory = %q
-  content   = %q
+		return testConfig(`
+resource {{q .Type}} "x" {
+  name      = {{q .Name}}
+  directory = {{q .Dir}}
+  content   = {{q .Content}}
 }
-`, typ, name, dir, content)
+`, map[string]string{"Type": typ, "Name": name, "Dir": dir, "Content": content})
 	}
 	cfg := func(content string) string { return cfgIn(name, dir, content) }
 	var firstPath, secondPath string
@@ -245,19 +245,19 @@ func TestAccIgnition_domainFwCfg(t *testing.T) {
       ]
     }
   }]
-`, "") + fmt.Sprintf(`
+`, "") + renderConfig(`
 resource "libvirt_ignition" "fcos" {
   name      = "tfacc-node-fcos"
-  directory = %[1]q
-  content   = %[2]q
+  directory = {{q .Dir}}
+  content   = {{q .Ignition}}
 }
 
 resource "libvirt_combustion" "microos" {
   name      = "tfacc-node-microos"
-  directory = %[1]q
-  content   = %[3]q
+  directory = {{q .Dir}}
+  content   = {{q .Combustion}}
 }
-`, dir, ign, comb)
+`, map[string]string{"Dir": dir, "Ignition": ign, "Combustion": comb})
 	var ignPath, combPath string
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
@@ -342,10 +342,10 @@ func TestAccIgnition_stateFrom097(t *testing.T) {
 	id := hex.EncodeToString(sum[:])[:16]
 	oldDir := filepath.Join(dir, "tmp", "terraform-provider-libvirt-ignition")
 	oldPath := filepath.Join(oldDir, "ignition-"+id+".ign")
-	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
+	tofu := tofuWorkdir(t, dir, renderConfig(`
 resource "libvirt_ignition" "fcos" {
   name    = "fcos-ignition"
-  content = %q
+  content = {{q .}}
 }
 `, content))
 	quoted := func(s string) string { b, _ := json.Marshal(s); return string(b) }
@@ -410,10 +410,10 @@ func TestAccIgnition_defaultDirectory(t *testing.T) {
 			return nil
 		},
 		Steps: []resource.TestStep{{
-			Config: testAccProviderConfig() + fmt.Sprintf(`
+			Config: testConfig(`
 resource "libvirt_ignition" "x" {
   name    = "tfacc-node-default"
-  content = %q
+  content = {{q .}}
 }
 `, content),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -440,14 +440,14 @@ func TestAccIgnition_contentUnknownAtPlan(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             func(*terraform.State) error { return ignitionDirEmpty(dir) },
 		Steps: []resource.TestStep{{
-			Config: testAccProviderConfig() + fmt.Sprintf(`
+			Config: testConfig(`
 resource "terraform_data" "rendered" {
   input = "ignition: {version: 3.4.0}"
 }
 
 resource "libvirt_ignition" "x" {
   name      = "tfacc-node-late"
-  directory = %q
+  directory = {{q .}}
   content   = terraform_data.rendered.output
 }
 `, dir),

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -31,6 +32,7 @@ var (
 func NewNetworkResource() resource.Resource {
 	r := &networkResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.Network]{
+		Routing:  hostroute.Attributes("network"),
 		Name:     "network",
 		Identity: uuidIdentity("network"),
 		Model:    xmlschema.Network(),
@@ -111,18 +113,13 @@ func (r *networkResource) Create(ctx context.Context, req resource.CreateRequest
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create network", err.Error())
 		return
 	}
-	if err := libvirtops.Networks(r.Client()).Create(ctx, doc, running, autostart); err != nil {
-		resp.Diagnostics.AddError("Cannot create network", err.Error()+r.removeAfterFailure(ctx, doc))
-		return
-	}
 	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: doc.UUID, Prior: plan,
-		Undo: func() (string, bool) { return r.removeAfterFailure(ctx, doc), false }}, &resp.State, &resp.Diagnostics)
-}
-
-// removeAfterFailure stops and undefines a network a failed create left
-// behind, and says so for the error message.
-func (r *networkResource) removeAfterFailure(ctx context.Context, doc *libvirtxml.Network) string {
-	return r.RemovalSaid(libvirtops.Networks(r.Client()).Remove(ctx, doc.UUID), doc.Name, "virsh net-undefine")
+		Apply: func(*diag.Diagnostics) (string, error) {
+			return "", libvirtops.Networks(r.Client()).Create(ctx, doc, running, autostart)
+		},
+		Undo: func() (string, bool) {
+			return r.RemovalSaid(libvirtops.Networks(r.Client()).Remove(ctx, doc.UUID), doc.Name, "virsh net-undefine"), false
+		}}, &resp.State, &resp.Diagnostics)
 }
 
 // Fetch reads the persistent definition, and whether the network runs and
@@ -182,27 +179,24 @@ func (r *networkResource) Update(ctx context.Context, req resource.UpdateRequest
 	if !ok {
 		running = true
 	}
-	if len(changes.restart) > 0 {
-		r.redefineAndRestart(ctx, doc, running, &resp.Diagnostics)
-	} else if len(changes.live) > 0 {
-		r.updateLive(ctx, doc, &resp.Diagnostics)
-	}
-	if !resp.Diagnostics.HasError() {
-		r.setRunning(ctx, id, doc.Name, running, &resp.Diagnostics)
-	}
-	if !resp.Diagnostics.HasError() {
-		if err := libvirtops.Networks(r.Client()).SetAutostart(ctx, id, autostart); err != nil {
-			resp.Diagnostics.AddError("Cannot set network autostart", err.Error())
-		}
-	}
-	if resp.Diagnostics.HasError() {
-		// keep what was applied before the failure: the next plan shows the rest
-		if state, found, rerr := r.ReadBack(ctx, req.State.Raw.Type(), id, prior); rerr == nil && found {
-			resp.State.Raw = state
-		}
-		return
-	}
-	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan, Before: prior,
+		Apply: func(diags *diag.Diagnostics) (string, error) {
+			if len(changes.restart) > 0 {
+				r.redefineAndRestart(ctx, doc, running, diags)
+			} else if len(changes.live) > 0 {
+				r.updateLive(ctx, doc, diags)
+			}
+			if !diags.HasError() {
+				r.setRunning(ctx, id, doc.Name, running, diags)
+			}
+			if diags.HasError() {
+				return "", nil
+			}
+			if err := libvirtops.Networks(r.Client()).SetAutostart(ctx, id, autostart); err != nil {
+				return "", fmt.Errorf("setting autostart: %w", err)
+			}
+			return "", nil
+		}}, &resp.State, &resp.Diagnostics)
 }
 
 // redefineAndRestart replaces the persistent definition and restarts the

@@ -86,10 +86,12 @@ type testAccNetworkHost struct{ mac, ip, name string }
 func testAccNetworkADRConfig(name, subnet, rangeEnd string, dhcp, dns []testAccNetworkHost) string {
 	var hosts, dnsHosts []string
 	for _, h := range dhcp {
-		hosts = append(hosts, fmt.Sprintf(`{ mac = %q, ip = %q, name = %q }`, h.mac, h.ip, h.name))
+		hosts = append(hosts, renderConfig(`{ mac = {{q .MAC}}, ip = {{q .IP}}, name = {{q .Name}} }`,
+			map[string]string{"MAC": h.mac, "IP": h.ip, "Name": h.name}))
 	}
 	for _, h := range dns {
-		dnsHosts = append(dnsHosts, fmt.Sprintf(`{ ip = %q, hostnames = [{ hostname = %q }] }`, h.ip, h.name))
+		dnsHosts = append(dnsHosts, renderConfig(`{ ip = {{q .IP}}, hostnames = [{ hostname = {{q .Name}} }] }`,
+			map[string]string{"IP": h.ip, "Name": h.name}))
 	}
 	return testConfig(`
 resource "libvirt_network" "test" {

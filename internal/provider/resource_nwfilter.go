@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -32,6 +34,7 @@ var (
 func NewNWFilterResource() resource.Resource {
 	r := &nwfilterResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.NWFilter]{
+		Routing:  hostroute.Attributes("network filter"),
 		Name:     "nwfilter",
 		Noun:     "network filter",
 		Identity: uuidIdentity("network filter"),
@@ -170,20 +173,21 @@ func (r *nwfilterResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Cannot create network filter", err.Error())
 		return
 	}
-	if err := libvirtops.Nwfilters(r.Client()).Define(ctx, doc); err != nil {
-		err = fmt.Errorf("defining network filter %q: %w", doc.Name, err)
-		resp.Diagnostics.AddError("Cannot create network filter", err.Error()+r.removeAfterFailure(ctx, doc))
-		return
-	}
 	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: doc.UUID, Prior: plan,
-		Undo: func() (string, bool) { return r.removeAfterFailure(ctx, doc), false }}, &resp.State, &resp.Diagnostics)
+		Apply: func(*diag.Diagnostics) (string, error) { return "", r.define(ctx, doc) },
+		// a define that succeeded before the connection broke leaves the filter behind
+		Undo: func() (string, bool) {
+			return r.RemovalSaid(libvirtops.Nwfilters(r.Client()).Remove(ctx, doc.UUID), doc.Name, "virsh nwfilter-undefine"), false
+		}}, &resp.State, &resp.Diagnostics)
 }
 
-// removeAfterFailure undefines a filter a failed create left behind (a
-// define that succeeded before the connection broke), and says so for the
-// error message.
-func (r *nwfilterResource) removeAfterFailure(ctx context.Context, doc *libvirtxml.NWFilter) string {
-	return r.RemovalSaid(libvirtops.Nwfilters(r.Client()).Remove(ctx, doc.UUID), doc.Name, "virsh nwfilter-undefine")
+// define defines (or redefines) the filter; the same document defined
+// twice is harmless, so client.Do may repeat it.
+func (r *nwfilterResource) define(ctx context.Context, doc *libvirtxml.NWFilter) error {
+	if err := libvirtops.Nwfilters(r.Client()).Define(ctx, doc); err != nil {
+		return fmt.Errorf("defining network filter %q: %w", doc.Name, err)
+	}
+	return nil
 }
 
 // Fetch reads the filter's definition.
@@ -232,13 +236,8 @@ func (r *nwfilterResource) Update(ctx context.Context, req resource.UpdateReques
 		resp.Diagnostics.AddError("Cannot write network filter XML", err.Error())
 		return
 	}
-	// the same document defined twice is harmless: client.Do may repeat it
-	err = libvirtops.Nwfilters(r.Client()).Define(ctx, doc)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot update network filter", fmt.Sprintf("redefining network filter %q: %v", doc.Name, err))
-		return
-	}
-	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan,
+		Apply: func(*diag.Diagnostics) (string, error) { return "", r.define(ctx, doc) }}, &resp.State, &resp.Diagnostics)
 }
 
 // Delete undefines the filter. libvirt refuses while a running guest uses

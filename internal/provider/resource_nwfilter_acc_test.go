@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,18 +30,18 @@ import (
 // the given action, an ip rule with a variable, and a reference to one of
 // libvirt's stock filters.
 func nwfilterConfig(name, action, dstIP string) string {
-	return testAccProviderConfig() + fmt.Sprintf(`
+	return testConfig(`
 resource "libvirt_nwfilter" "test" {
-  name     = %[1]q
+  name     = {{q .Name}}
   chain    = "ipv4"
   priority = -650
   entries = [
-    { rule = { action = %[2]q, direction = "out", priority = 100, tcp = { dst_ip_addr = %[3]q, dst_port_start = "53" } } },
+    { rule = { action = {{q .Action}}, direction = "out", priority = 100, tcp = { dst_ip_addr = {{q .DstIP}}, dst_port_start = "53" } } },
     { rule = { action = "accept", direction = "inout", ip = { src_ip_addr = "$IP", protocol = "udp" } } },
     { filter_ref = { filter = "allow-arp" } },
   ]
 }
-`, name, action, dstIP)
+`, map[string]string{"Name": name, "Action": action, "DstIP": dstIP})
 }
 
 // nwfilterDump is what libvirt holds (virsh nwfilter-dumpxml).
@@ -244,14 +245,14 @@ func TestAccNWFilter_basic(t *testing.T) {
 func TestAccNWFilter_existing(t *testing.T) {
 	name := "tfacc-nwf-existing"
 	const outside = `<filter name='tfacc-nwf-existing' chain='root'><rule action='drop' direction='in'><icmp/></rule></filter>`
-	adopt := testAccProviderConfig() + fmt.Sprintf(`
+	adopt := testConfig(`
 import {
   to = libvirt_nwfilter.test
-  id = %[1]q
+  id = {{q .}}
 }
 
 resource "libvirt_nwfilter" "test" {
-  name    = %[1]q
+  name    = {{q .}}
   entries = [{ rule = { action = "drop", direction = "in", icmp = {} } }]
 }
 `, name)
@@ -309,70 +310,46 @@ const (
 // test guest with an interface that references the filter and sets HOST to
 // the network's own address (the host's side of the bridge).
 func nwfilterGuestConfig(guestDir, overlay, seed, consoleLog, action string, withFilter bool) string {
-	filter := fmt.Sprintf(`
+	data := map[string]string{"Name": nwfilterGuestName, "Subnet": nwfilterGuestSubnet, "MAC": nwfilterGuestMAC, "Action": action,
+		"FilterName": "libvirt_nwfilter.guard.name"}
+	filter := renderConfig(`
 resource "libvirt_nwfilter" "guard" {
-  name  = "%[1]s"
+  name  = "{{.Name}}"
   chain = "root"
   entries = [
-    { rule = { action = %[2]q, direction = "out", priority = 100, all = { dst_ip_addr = "$HOST" } } },
+    { rule = { action = {{q .Action}}, direction = "out", priority = 100, all = { dst_ip_addr = "$HOST" } } },
   ]
 }
-`, nwfilterGuestName, action)
-	filterName := "libvirt_nwfilter.guard.name"
+`, data)
 	if !withFilter {
 		// the domain keeps naming the filter, which leaves the configuration
-		filter, filterName = "", fmt.Sprintf("%q", nwfilterGuestName)
+		filter, data["FilterName"] = "", strconv.Quote(nwfilterGuestName)
 	}
-	return testAccProviderConfig() + filter + fmt.Sprintf(`
+	guest := testGuest{
+		Name: nwfilterGuestName, GuestDir: guestDir, Running: true, FixedNICNames: true,
+		Disks: testGuestFileDisks(overlay, seed), SCSI: true,
+		Interfaces: []string{renderConfig(`{
+        type       = "network"
+        mac        = { address = {{q .MAC}} }
+        model      = { type = "virtio" }
+        source     = { network = { network = libvirt_network.net.name } }
+        filter_ref = { filter = {{.FilterName}}, parameters = [{ name = "HOST", value = "{{.Subnet}}.1" }] }
+      }`, data)},
+		ConsoleLog: consoleLog, Agent: true,
+	}
+	data["Filter"] = filter
+	return testConfig(`{{.Filter}}
 resource "libvirt_network" "net" {
-  name      = "%[1]s-net"
+  name      = "{{.Name}}-net"
   autostart = false
   ips = [{
-    address = "%[2]s.1"
+    address = "{{.Subnet}}.1"
     prefix  = 24
     dhcp = {
-      ranges = [{ start = "%[2]s.100", end = "%[2]s.200" }]
-      hosts  = [{ mac = %[3]q, ip = "%[2]s.10", name = "nwf-guest" }]
+      ranges = [{ start = "{{.Subnet}}.100", end = "{{.Subnet}}.200" }]
+      hosts  = [{ mac = {{q .MAC}}, ip = "{{.Subnet}}.10", name = "nwf-guest" }]
     }
   }]
-}
-
-resource "libvirt_domain" "guest" {
-  name             = %[1]q
-  type             = %[4]q
-  memory           = 512
-  memory_unit      = "MiB"
-  vcpu             = 1
-  running          = true
-  shutdown_timeout = "0s"
-
-  os = {
-    type    = "hvm"
-    kernel  = "%[5]s/vmlinuz"
-    initrd  = "%[5]s/initrd.img"
-    cmdline = "root=/dev/vda rw console=ttyS0 net.ifnames=0"
-  }
-
-  devices = {
-    disks = [
-      { source = { file = { file = %[6]q } }, target = { dev = "vda", bus = "virtio" }, driver = { name = "qemu", type = "qcow2" } },
-      { device = "cdrom", source = { file = { file = %[7]q } }, target = { dev = "sda", bus = "scsi" }, read_only = true },
-    ]
-    controllers = [{ type = "scsi", model = "virtio-scsi" }]
-    interfaces = [{
-      type       = "network"
-      mac        = { address = %[3]q }
-      model      = { type = "virtio" }
-      source     = { network = { network = libvirt_network.net.name } }
-      filter_ref = { filter = %[9]s, parameters = [{ name = "HOST", value = "%[2]s.1" }] }
-    }]
-    serials  = [{ source = { file = { path = %[8]q } }, target = { port = 0 } }]
-    consoles = [{ target = { type = "serial", port = 0 } }]
-    channels = [{
-      source = { unix = {} }
-      target = { virt_io = { name = "org.qemu.guest_agent.0" } }
-    }]
-  }
 }
 
 data "libvirt_domain_interface_addresses" "agent" {
@@ -380,7 +357,7 @@ data "libvirt_domain_interface_addresses" "agent" {
   source = "agent"
   wait   = { timeout = "6m", until = "ipv4" }
 }
-`, nwfilterGuestName, nwfilterGuestSubnet, nwfilterGuestMAC, testAccDomainType(), guestDir, overlay, seed, consoleLog, filterName)
+`, data) + guest.config()
 }
 
 // nwfilterGuestExec runs a command in the guest through the guest agent
@@ -655,20 +632,20 @@ func TestAccNWFilter_guestBlocked(t *testing.T) {
 // filter first) leaves neither.
 func TestAccNWFilter_references(t *testing.T) {
 	base, outer := "tfacc-nwf-base", "tfacc-nwf-outer"
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_nwfilter" "base" {
-  name    = %[1]q
+  name    = {{q .Base}}
   entries = [{ rule = { action = "drop", direction = "out", ip = { dst_ip_addr = "$BLOCKED" } } }]
 }
 
 resource "libvirt_nwfilter" "outer" {
-  name = %[2]q
+  name = {{q .Outer}}
   entries = [
     { filter_ref = { filter = libvirt_nwfilter.base.name, parameters = [{ name = "BLOCKED", value = "10.233.90.9" }] } },
     { filter_ref = { filter = "allow-arp" } },
   ]
 }
-`, base, outer)
+`, map[string]string{"Base": base, "Outer": outer})
 	resource.Test(t, resource.TestCase{
 		PreCheck: func() {
 			testAccPreCheck(t)

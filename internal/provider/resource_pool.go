@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -13,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -30,6 +32,7 @@ var (
 func NewPoolResource() resource.Resource {
 	r := &poolResource{}
 	spec := treeresource.Spec[libvirtxml.StoragePool]{
+		Routing:  hostroute.Attributes("pool"),
 		Name:     "pool",
 		Identity: uuidIdentity("pool"),
 		Model:    xmlschema.StoragePool(),
@@ -130,12 +133,11 @@ func (r *poolResource) Create(ctx context.Context, req resource.CreateRequest, r
 	}
 	autostart, _ := treeresource.Bool(plan, "autostart")
 	steps := readPoolSteps(plan, doc.Type)
-	uuid, err := libvirtops.Pools(r.Client()).Create(ctx, doc, steps, autostart)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot create pool", err.Error())
-		return
-	}
-	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: uuid, Prior: plan}, &resp.State, &resp.Diagnostics)
+	// the create removes what it made when a step fails
+	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, Prior: plan,
+		Apply: func(*diag.Diagnostics) (string, error) {
+			return libvirtops.Pools(r.Client()).Create(ctx, doc, steps, autostart)
+		}}, &resp.State, &resp.Diagnostics)
 }
 
 // Fetch reads the pool document and its autostart flag.
@@ -186,12 +188,10 @@ func (r *poolResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		return
 	}
 	autostart, _ := treeresource.Bool(plan, "autostart")
-	err := libvirtops.Pools(r.Client()).SetAutostart(ctx, id, autostart)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot update pool", err.Error())
-		return
-	}
-	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan,
+		Apply: func(*diag.Diagnostics) (string, error) {
+			return "", libvirtops.Pools(r.Client()).SetAutostart(ctx, id, autostart)
+		}}, &resp.State, &resp.Diagnostics)
 }
 
 func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

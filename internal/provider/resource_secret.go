@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -47,6 +48,7 @@ var secretUsageTypes = map[string]struct {
 func NewSecretResource() resource.Resource {
 	r := &secretResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.Secret]{
+		Routing:  hostroute.Attributes("secret"),
 		Name:     "secret",
 		Identity: uuidIdentity("secret"),
 		Model:    xmlschema.Secret(),
@@ -193,19 +195,14 @@ func (r *secretResource) Create(ctx context.Context, req resource.CreateRequest,
 		}
 		return
 	}
-	err = libvirtops.Secrets(r.Client()).Create(ctx, doc, value, hasValue)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot create secret", err.Error())
-		return
-	}
 	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: doc.UUID, Prior: plan,
-		Undo: func() (string, bool) { return r.removeAfterFailure(ctx, doc.UUID), false }}, &resp.State, &resp.Diagnostics)
-}
-
-// removeAfterFailure undefines a secret a failed create left behind, and
-// says so for the error message.
-func (r *secretResource) removeAfterFailure(ctx context.Context, id string) string {
-	return r.RemovalSaid(libvirtops.Secrets(r.Client()).Remove(ctx, id), id, "virsh secret-undefine "+id)
+		// the create undefines a secret whose value it could not set
+		Apply: func(*diag.Diagnostics) (string, error) {
+			return "", libvirtops.Secrets(r.Client()).Create(ctx, doc, value, hasValue)
+		},
+		Undo: func() (string, bool) {
+			return r.RemovalSaid(libvirtops.Secrets(r.Client()).Remove(ctx, doc.UUID), doc.UUID, "virsh secret-undefine "+doc.UUID), false
+		}}, &resp.State, &resp.Diagnostics)
 }
 
 // secretConflict finds a secret that is not ours with the UUID the plan
@@ -393,16 +390,10 @@ func (r *secretResource) Update(ctx context.Context, req resource.UpdateRequest,
 		}
 	}
 	// a redefinition keeps the value libvirt holds
-	err = libvirtops.Secrets(r.Client()).Update(ctx, id, redefined, value, setValue)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot update secret", err.Error())
-		// keep what was applied before the failure: the next plan shows the rest
-		if state, found, rerr := r.ReadBack(ctx, req.State.Raw.Type(), id, prior); rerr == nil && found {
-			resp.State.Raw = state
-		}
-		return
-	}
-	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan}, &resp.State, &resp.Diagnostics)
+	r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: id, Prior: plan, Before: prior,
+		Apply: func(*diag.Diagnostics) (string, error) {
+			return "", libvirtops.Secrets(r.Client()).Update(ctx, id, redefined, value, setValue)
+		}}, &resp.State, &resp.Diagnostics)
 }
 
 func (r *secretResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

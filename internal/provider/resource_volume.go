@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
@@ -39,6 +40,7 @@ const volumeCreateTimeout = 30 * time.Minute
 func NewVolumeResource() resource.Resource {
 	r := &volumeResource{}
 	r.Base = treeresource.NewBase(treeresource.Spec[libvirtxml.StorageVolume]{
+		Routing:  hostroute.Attributes("volume"),
 		Name:     "volume",
 		Model:    xmlschema.StorageVolume(),
 		ImportID: "key or \"pool/name\"",
@@ -489,22 +491,26 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	want, wantOK := sizeBytes(plan, "capacity")
 	have, _ := sizeBytes(prior, "capacity")
-	if wantOK && want > have {
-		volPath, _ := treeresource.String(prior, "path")
-		live, err := libvirtops.Volumes(r.Client()).Grow(ctx, key, volPath, want)
-		if len(live) > 0 {
-			tflog.Info(ctx, "volume grown live in running domains", map[string]any{"volume": key, "disks": live, "bytes": want})
-		}
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("capacity"), "Cannot grow volume", fmt.Sprintf("resizing %s to %d bytes: %v", key, want, err))
-			return
-		}
-	} else if wantOK && want < have {
+	if wantOK && want < have {
 		resp.Diagnostics.AddAttributeError(path.Root("capacity"), "Volume cannot shrink",
 			fmt.Sprintf("capacity %d bytes is smaller than the volume's current %d bytes", want, have))
 		return
 	}
-	if !r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: key, Prior: plan}, &resp.State, &resp.Diagnostics) {
+	if !r.Finish(ctx, treeresource.Ending{Op: "update", Plan: req.Plan.Raw, ID: key, Prior: plan, Attr: path.Root("capacity"),
+		Apply: func(*diag.Diagnostics) (string, error) {
+			if !wantOK || want == have {
+				return "", nil
+			}
+			volPath, _ := treeresource.String(prior, "path")
+			live, err := libvirtops.Volumes(r.Client()).Grow(ctx, key, volPath, want)
+			if len(live) > 0 {
+				tflog.Info(ctx, "volume grown live in running domains", map[string]any{"volume": key, "disks": live, "bytes": want})
+			}
+			if err != nil {
+				return "", fmt.Errorf("growing %s to %d bytes: %w", key, want, err)
+			}
+			return "", nil
+		}}, &resp.State, &resp.Diagnostics) {
 		return
 	}
 	if compared != nil && compared.Digest() != nil {

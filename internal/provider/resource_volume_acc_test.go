@@ -179,31 +179,31 @@ func TestAccVolume_httpUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := newContentServer(t, map[string][]byte{"raw.img": raw, "img.qcow2": qdata})
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_volume" "raw" {
   name   = "tfacc-http-raw.img"
-  pool   = %[1]q
-  create = { content = { url = "%[2]s/len/raw.img" } }
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.URL}}/len/raw.img" } }
 }
 resource "libvirt_volume" "qcow2" {
   name   = "tfacc-http-nolen.qcow2"
-  pool   = %[1]q
-  create = { content = { url = "%[2]s/nolen/img.qcow2" } }
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.URL}}/nolen/img.qcow2" } }
 }
 resource "libvirt_volume" "raw_nolen" {
   name   = "tfacc-http-raw-nolen.img"
-  pool   = %[1]q
-  create = { content = { url = "%[2]s/nolen/raw.img" } }
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.URL}}/nolen/raw.img" } }
 }
 # capacity above the image's virtual size: grown after the upload
 resource "libvirt_volume" "qcow2_grown" {
   name          = "tfacc-http-grown.qcow2"
-  pool          = %[1]q
+  pool          = {{q .Pool}}
   capacity      = 128
   capacity_unit = "MiB"
-  create        = { content = { url = "%[2]s/len/img.qcow2" } }
+  create        = { content = { url = "{{.URL}}/len/img.qcow2" } }
 }
-`, testAccPool(), srv.URL)
+`, map[string]string{"Pool": testAccPool(), "URL": srv.URL})
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -277,13 +277,13 @@ func TestAccVolume_uploadFailuresLeaveNothing(t *testing.T) {
 	data := randomBytes(t, 8<<20)
 	srv := newContentServer(t, map[string][]byte{"data.img": data})
 	config := func(url string) string {
-		return testAccProviderConfig() + fmt.Sprintf(`
+		return testConfig(`
 resource "libvirt_volume" "fail" {
   name   = "tfacc-fail.img"
-  pool   = %q
-  create = { content = { url = %q } }
+  pool   = {{q .Pool}}
+  create = { content = { url = {{q .URL}} } }
 }
-`, testAccPool(), url)
+`, map[string]string{"Pool": testAccPool(), "URL": url})
 	}
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
@@ -318,14 +318,14 @@ resource "libvirt_volume" "fail" {
 						t.Fatal(err)
 					}
 				},
-				Config: testAccProviderConfig() + fmt.Sprintf(`
+				Config: testConfig(`
 resource "libvirt_volume" "fail" {
   name     = "tfacc-fail.img"
-  pool     = %q
+  pool     = {{q .Pool}}
   capacity = 1048576
-  create   = { content = { url = "%s/nolen/data.img" } }
+  create   = { content = { url = "{{.URL}}/nolen/data.img" } }
 }
-`, testAccPool(), srv.URL),
+`, map[string]string{"Pool": testAccPool(), "URL": srv.URL}),
 				ExpectError: regexp.MustCompile(`(?s)capacity\s+1048576\s+is\s+smaller\s+than\s+the\s+uploaded\s+content's\s+size\s+8388608`),
 			},
 			{
@@ -355,38 +355,36 @@ func TestAccVolume_fileOverlayGrow(t *testing.T) {
 	poolDir := testAccPoolDir(t, l)
 	basePath := filepath.Join(poolDir, "tfacc-base.qcow2")
 	configWith := func(seedURL string, withBase bool, overlayCapacity string) string {
-		c := testAccProviderConfig() + fmt.Sprintf(`
+		return testConfig(`
 resource "libvirt_volume" "seed" {
   name   = "tfacc-seed.iso"
-  pool   = %[1]q
-  create = { content = { url = %[2]q } }
+  pool   = {{q .Pool}}
+  create = { content = { url = {{q .SeedURL}} } }
 }
 resource "libvirt_volume" "overlay_same_size" {
   name          = "tfacc-overlay-same.qcow2"
-  pool          = %[1]q
+  pool          = {{q .Pool}}
   target        = { format = { type = "qcow2" } }
-  backing_store = { path = %[5]q, format = { type = "qcow2" } }
-  depends_on    = [%[6]s]
+  backing_store = { path = {{q .BasePath}}, format = { type = "qcow2" } }
+  depends_on    = [{{if .WithBase}}libvirt_volume.base{{end}}]
 }
 resource "libvirt_volume" "overlay" {
   name          = "tfacc-overlay.qcow2"
-  pool          = %[1]q
-  capacity      = %[4]s
+  pool          = {{q .Pool}}
+  capacity      = {{.OverlayCapacity}}
   target        = { format = { type = "qcow2" } }
-  backing_store = { path = %[5]q, format = { type = "qcow2" } }
-  depends_on    = [%[6]s]
+  backing_store = { path = {{q .BasePath}}, format = { type = "qcow2" } }
+  depends_on    = [{{if .WithBase}}libvirt_volume.base{{end}}]
 }
-`, testAccPool(), seedURL, "", overlayCapacity, basePath, map[bool]string{true: "libvirt_volume.base", false: ""}[withBase])
-		if withBase {
-			c += fmt.Sprintf(`
+{{- if .WithBase}}
 resource "libvirt_volume" "base" {
   name   = "tfacc-base.qcow2"
-  pool   = %q
-  create = { content = { url = "file://%s" } }
+  pool   = {{q .Pool}}
+  create = { content = { url = "file://{{.Base}}" } }
 }
-`, testAccPool(), base)
-		}
-		return c
+{{- end}}
+`, map[string]any{"Pool": testAccPool(), "SeedURL": seedURL, "OverlayCapacity": overlayCapacity, "BasePath": basePath,
+			"WithBase": withBase, "Base": base})
 	}
 	config := func(withBase bool, overlayCapacity string) string {
 		return configWith(rawPath, withBase, overlayCapacity)

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -20,21 +19,21 @@ func TestAccVolume_isoAsRaw(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: testAccProviderConfig() + fmt.Sprintf(`
+				Config: testConfig(`
 resource "libvirt_cloudinit_disk" "seed" {
   name      = "tfacc-iso-raw"
-  directory = %[1]q
+  directory = {{q .Dir}}
   meta_data = "instance-id: tfacc-iso-raw\n"
   user_data = "#cloud-config\n{}\n"
 }
 
 resource "libvirt_volume" "seed" {
   name   = "tfacc-iso-raw.iso"
-  pool   = %[2]q
+  pool   = {{q .Pool}}
   target = { format = { type = "raw" } }
   create = { content = { url = libvirt_cloudinit_disk.seed.path } }
 }
-`, dir, testAccPool()),
+`, map[string]any{"Dir": dir, "Pool": testAccPool()}),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("libvirt_volume.seed", tfjsonpath.New("target").AtMapKey("format").AtMapKey("type"), knownvalue.StringExact("raw")),
 				},

@@ -31,28 +31,28 @@ func TestAccVolume_fullClone(t *testing.T) {
 	otherPool := filepath.Join(dir, "pool2")
 	removePoolLeftovers("tfacc-clone-pool")
 	names := []string{"tfacc-clone-base.raw", "tfacc-clone-overlay.qcow2", "tfacc-clone-flat.qcow2"}
-	base := testAccProviderConfig() + fmt.Sprintf(`
+	base := testConfig(`
 resource "libvirt_volume" "base" {
-  name   = %[2]q
-  pool   = %[1]q
-  create = { content = { url = %[5]q } }
+  name   = {{q .Name0}}
+  pool   = {{q .Pool}}
+  create = { content = { url = {{q .Src}} } }
 }
 resource "libvirt_volume" "overlay" {
-  name          = %[3]q
-  pool          = %[1]q
+  name          = {{q .Name1}}
+  pool          = {{q .Pool}}
   target        = { format = { type = "qcow2" } }
   backing_store = { path = libvirt_volume.base.path, format = { type = "raw" } }
 }
 resource "libvirt_pool" "other" {
   name   = "tfacc-clone-pool"
   type   = "dir"
-  target = { path = %[6]q }
+  target = { path = {{q .OtherPool}} }
 }
-`, testAccPool(), names[0], names[1], names[2], src, otherPool)
-	clones := fmt.Sprintf(`
+`, map[string]any{"Pool": testAccPool(), "Name0": names[0], "Name1": names[1], "Name2": names[2], "Src": src, "OtherPool": otherPool})
+	clones := renderConfig(`
 resource "libvirt_volume" "flat" {
-  name   = %[2]q
-  pool   = %[1]q
+  name   = {{q .Name2}}
+  pool   = {{q .Pool}}
   create = { clone = { volume = libvirt_volume.overlay.name } }
 }
 resource "libvirt_volume" "copy" {
@@ -62,7 +62,7 @@ resource "libvirt_volume" "copy" {
   capacity_unit = "MiB"
   create        = { clone = { volume = libvirt_volume.base.id } }
 }
-`, testAccPool(), names[2])
+`, map[string]any{"Pool": testAccPool(), "Name2": names[2]})
 	copyPath := filepath.Join(otherPool, "tfacc-clone-copy.raw")
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
@@ -113,25 +113,25 @@ resource "libvirt_volume" "both" {
 			},
 			{
 				// the copies outlive what they were copied from
-				Config: testAccProviderConfig() + fmt.Sprintf(`
+				Config: testConfig(`
 resource "libvirt_pool" "other" {
   name   = "tfacc-clone-pool"
   type   = "dir"
-  target = { path = %[1]q }
+  target = { path = {{q .OtherPool}} }
 }
 resource "libvirt_volume" "flat" {
-  name   = %[2]q
-  pool   = %[3]q
-  create = { clone = { volume = %[4]q } }
+  name   = {{q .Name2}}
+  pool   = {{q .Pool}}
+  create = { clone = { volume = {{q .Name1}} } }
 }
 resource "libvirt_volume" "copy" {
   name          = "tfacc-clone-copy.raw"
   pool          = libvirt_pool.other.name
   capacity      = 8
   capacity_unit = "MiB"
-  create        = { clone = { volume = %[5]q } }
+  create        = { clone = { volume = {{q .Path0}} } }
 }
-`, otherPool, names[2], testAccPool(), names[1], filepath.Join(testAccPoolDir(t, l), names[0])),
+`, map[string]any{"OtherPool": otherPool, "Name2": names[2], "Pool": testAccPool(), "Name1": names[1], "Path0": filepath.Join(testAccPoolDir(t, l), names[0])}),
 				Check: func(*terraform.State) error {
 					if err := checkNoVolume(l, names[0], names[1]); err != nil {
 						return err

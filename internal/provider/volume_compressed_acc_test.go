@@ -49,23 +49,23 @@ func TestAccVolume_compressedContent(t *testing.T) {
 	mustWrite(t, xzFile, xzBuf.String())
 	srv := newContentServer(t, map[string][]byte{"qcow-gz.img": gz.Bytes(), "raw-zst.img": zst.Bytes()})
 	names := []string{"tfacc-gz-qcow2.img", "tfacc-xz-raw.img", "tfacc-zst-raw.img"}
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_volume" "gz_qcow2" {
-  name   = %[3]q
-  pool   = %[1]q
-  create = { content = { url = "%[2]s/nolen/qcow-gz.img" } }
+  name   = {{q .GzQcow2}}
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.URL}}/nolen/qcow-gz.img" } }
 }
 resource "libvirt_volume" "xz_raw" {
-  name   = %[4]q
-  pool   = %[1]q
-  create = { content = { url = %[6]q } }
+  name   = {{q .XzRaw}}
+  pool   = {{q .Pool}}
+  create = { content = { url = {{q .XzFile}} } }
 }
 resource "libvirt_volume" "zst_raw" {
-  name   = %[5]q
-  pool   = %[1]q
-  create = { content = { url = "%[2]s/len/raw-zst.img" } }
+  name   = {{q .ZstRaw}}
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.URL}}/len/raw-zst.img" } }
 }
-`, testAccPool(), srv.URL, names[0], names[1], names[2], xzFile)
+`, map[string]any{"Pool": testAccPool(), "URL": srv.URL, "GzQcow2": names[0], "XzRaw": names[1], "ZstRaw": names[2], "XzFile": xzFile})
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

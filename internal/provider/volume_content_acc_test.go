@@ -126,31 +126,31 @@ func TestAccVolume_checksums(t *testing.T) {
 	}
 	pool := testAccPool()
 	one := func(name, content string) string {
-		return testAccProviderConfig() + fmt.Sprintf(`
+		return testConfig(`
 resource "libvirt_volume" "v" {
-  name   = %q
-  pool   = %q
-  create = { content = { %s } }
+  name   = {{q .Name}}
+  pool   = {{q .Pool}}
+  create = { content = { {{.Content}} } }
 }
-`, name, pool, content)
+`, map[string]any{"Name": name, "Pool": pool, "Content": content})
 	}
-	good := testAccProviderConfig() + fmt.Sprintf(`
+	good := testConfig(`
 resource "libvirt_volume" "sums" {
   name   = "img-sums.img"
-  pool   = %[1]q
-  create = { content = { url = "%[2]s/img/a.img", checksum_url = "%[2]s/SHA256SUMS" } }
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.URL}}/img/a.img", checksum_url = "{{.URL}}/SHA256SUMS" } }
 }
 resource "libvirt_volume" "resumed" {
   name   = "img-resumed.img"
-  pool   = %[1]q
-  create = { content = { url = "%[2]s/drop-once/b.img", checksum = %[3]q } }
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.URL}}/drop-once/b.img", checksum = {{q .Digest}} } }
 }
 resource "libvirt_volume" "local" {
   name   = "img-local.img"
-  pool   = %[1]q
-  create = { content = { url = %[4]q, checksum = %[3]q } }
+  pool   = {{q .Pool}}
+  create = { content = { url = {{q .Local}}, checksum = {{q .Digest}} } }
 }
-`, pool, srv.URL, sha256Digest(b), local)
+`, map[string]any{"Pool": pool, "URL": srv.URL, "Digest": sha256Digest(b), "Local": local})
 	noVolume := func(names ...string) func() {
 		return func() {
 			if err := checkNoVolume(l, names...); err != nil {
@@ -245,14 +245,14 @@ func sharedDownloadConfig(provider, url, checksum string, hosts map[string][]str
 			if host != "" {
 				hostLine = fmt.Sprintf("host = %q", host)
 			}
-			cfg += fmt.Sprintf(`
-resource "libvirt_volume" %[1]q {
-  name   = "%[1]s.img"
-  pool   = %[2]q
-  %[3]s
-  create = { content = { url = %[4]q, checksum = %[5]q } }
+			cfg += renderConfig(`
+resource "libvirt_volume" {{q .Name}} {
+  name   = "{{.Name}}.img"
+  pool   = {{q .Pool}}
+  {{.HostLine}}
+  create = { content = { url = {{q .URL}}, checksum = {{q .Checksum}} } }
 }
-`, name, testAccPool(), hostLine, url, checksum)
+`, map[string]any{"Name": name, "Pool": testAccPool(), "HostLine": hostLine, "URL": url, "Checksum": checksum})
 		}
 	}
 	return cfg
@@ -382,25 +382,25 @@ func TestAccVolume_verifyContent(t *testing.T) {
 	if err := os.WriteFile(packed, gz.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_volume" "plain" {
   name           = "img-verify-plain.img"
-  pool           = %[1]q
+  pool           = {{q .Pool}}
   verify_content = true
-  create         = { content = { url = %[2]q, checksum = %[3]q } }
+  create         = { content = { url = {{q .Plain}}, checksum = {{q .PlainDigest}} } }
 }
 resource "libvirt_volume" "packed" {
   name           = "img-verify-packed.img"
-  pool           = %[1]q
+  pool           = {{q .Pool}}
   verify_content = true
-  create         = { content = { url = %[4]q, checksum = %[5]q } }
+  create         = { content = { url = {{q .Packed}}, checksum = {{q .PackedDigest}} } }
 }
 resource "libvirt_volume" "unchecked" {
   name   = "img-verify-unchecked.img"
-  pool   = %[1]q
-  create = { content = { url = %[2]q, checksum = %[3]q } }
+  pool   = {{q .Pool}}
+  create = { content = { url = {{q .Plain}}, checksum = {{q .PlainDigest}} } }
 }
-`, testAccPool(), plain, sha256Digest(data), packed, sha256Digest(gz.Bytes()))
+`, map[string]any{"Pool": testAccPool(), "Plain": plain, "PlainDigest": sha256Digest(data), "Packed": packed, "PackedDigest": sha256Digest(gz.Bytes())})
 	poolDir := testAccPoolDir(t, l)
 	alter := func(name string, change func(f *os.File) error) {
 		f, err := os.OpenFile(filepath.Join(poolDir, name), os.O_RDWR, 0)
@@ -464,13 +464,13 @@ func TestAccVolume_contentCache(t *testing.T) {
 	srv := newImageServer(t, map[string][]byte{"cached.img": data})
 	cache := t.TempDir()
 	config := func(name, checksum string) string {
-		return testAccProviderConfig() + fmt.Sprintf(`
+		return testConfig(`
 resource "libvirt_volume" "v" {
-  name   = %q
-  pool   = %q
-  create = { content = { url = "%s/img/cached.img", checksum = %q, cache_dir = %q } }
+  name   = {{q .Name}}
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.URL}}/img/cached.img", checksum = {{q .Checksum}}, cache_dir = {{q .Cache}} } }
 }
-`, name, testAccPool(), srv.URL, checksum, cache)
+`, map[string]any{"Name": name, "Pool": testAccPool(), "URL": srv.URL, "Checksum": checksum, "Cache": cache})
 	}
 	cached := filepath.Join(cache, strings.Replace(sha256Digest(data), ":", "-", 1))
 	resource.Test(t, resource.TestCase{
@@ -532,13 +532,13 @@ func TestAccVolume_trackUpstream(t *testing.T) {
 		http.ServeContent(w, r, "latest.img", mod, bytes.NewReader(data))
 	}))
 	t.Cleanup(srv.Close)
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_volume" "latest" {
   name   = "img-latest.img"
-  pool   = %q
-  create = { content = { url = "%s/latest.img", track_upstream = true } }
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.URL}}/latest.img", track_upstream = true } }
 }
-`, testAccPool(), srv.URL)
+`, map[string]any{"Pool": testAccPool(), "URL": srv.URL})
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"bytes"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,13 +27,13 @@ func TestAccVolume_uploadProgressLogged(t *testing.T) {
 	logFile := filepath.Join(dir, "tofu.log")
 	t.Setenv("TF_LOG", "INFO")
 	t.Setenv("TF_LOG_PATH", logFile)
-	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
+	tofu := tofuWorkdir(t, dir, renderConfig(`
 resource "libvirt_volume" "v" {
-  name   = %q
-  pool   = %q
-  create = { content = { url = "%s/image.raw" } }
+  name   = {{q .Name}}
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.URL}}/image.raw" } }
 }
-`, name, pool, srv.URL))
+`, map[string]any{"Name": name, "Pool": pool, "URL": srv.URL}))
 	if out, code := tofu("apply", "-input=false", "-no-color", "-auto-approve"); code != 0 {
 		t.Fatalf("apply failed (exit %d):\n%s", code, out)
 	}

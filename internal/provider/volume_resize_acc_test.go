@@ -21,18 +21,18 @@ func TestAccVolume_liveResize(t *testing.T) {
 	const name = "tfacc-liveresize"
 	removeDomainLeftovers(t, name)
 	config := func(mib int) string {
-		return testAccProviderConfig() + fmt.Sprintf(`
+		return testConfig(`
 resource "libvirt_volume" "disk" {
-  name          = "%[1]s.qcow2"
-  pool          = %[2]q
-  capacity      = %[4]d
+  name          = "{{.Name}}.qcow2"
+  pool          = {{q .Pool}}
+  capacity      = {{.MiB}}
   capacity_unit = "MiB"
   target        = { format = { type = "qcow2" } }
 }
 
 resource "libvirt_domain" "vm" {
-  name        = %[1]q
-  type        = %[3]q
+  name        = {{q .Name}}
+  type        = {{q .Type}}
   running     = true
   memory      = 64
   memory_unit = "MiB"
@@ -45,7 +45,7 @@ resource "libvirt_domain" "vm" {
     }]
   }
 }
-`, name, testAccPool(), testAccDomainType(), mib)
+`, map[string]any{"Name": name, "Pool": testAccPool(), "Type": testAccDomainType(), "MiB": mib})
 	}
 	var domID int32
 	sameID := func(record bool) resource.TestCheckFunc {

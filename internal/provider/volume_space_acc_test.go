@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -47,19 +46,19 @@ func TestAccVolume_contentLargerThanPool(t *testing.T) {
 	defer srv.Close()
 
 	config := func(url string) string {
-		return fmt.Sprintf(`
+		return renderConfig(`
 resource "libvirt_pool" "p" {
-  name   = %q
+  name   = {{q .Pool}}
   type   = "dir"
-  target = { path = %q }
+  target = { path = {{q .Dir}} }
 }
 
 resource "libvirt_volume" "v" {
   name   = "big.raw"
   pool   = libvirt_pool.p.name
-  create = { content = { url = %q } }
+  create = { content = { url = {{q .URL}} } }
 }
-`, pool, mnt, url)
+`, map[string]any{"Pool": pool, "Dir": mnt, "URL": url})
 	}
 	tofu := tofuWorkdir(t, dir, config(big))
 	// the pool first, so that the volume's plan can read its free space

@@ -47,18 +47,18 @@ func TestAccVolume_sparseUpload(t *testing.T) {
 	}
 	srv := newContentServer(t, map[string][]byte{"sparse.raw": want})
 	names := []string{"tfacc-sparse-file.raw", "tfacc-sparse-http.raw"}
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_volume" "file" {
-  name   = %[3]q
-  pool   = %[1]q
-  create = { content = { url = %[2]q } }
+  name   = {{q .FileName}}
+  pool   = {{q .Pool}}
+  create = { content = { url = {{q .Image}} } }
 }
 resource "libvirt_volume" "http" {
-  name   = %[4]q
-  pool   = %[1]q
-  create = { content = { url = "%[5]s/nolen/sparse.raw" } }
+  name   = {{q .HTTPName}}
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.URL}}/nolen/sparse.raw" } }
 }
-`, testAccPool(), img, names[0], names[1], srv.URL)
+`, map[string]any{"Pool": testAccPool(), "Image": img, "FileName": names[0], "HTTPName": names[1], "URL": srv.URL})
 	sparseAndEqual := func(name string) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			p := filepath.Join(testAccPoolDir(t, l), name)

@@ -42,28 +42,28 @@ func TestAccVolume_importVerifiesContent(t *testing.T) {
 	mustVirsh(t, "vol-upload", "--pool", pool, cut, head)
 	fullKey := strings.TrimSpace(mustVirsh(t, "vol-key", "--pool", pool, full))
 
-	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
+	tofu := tofuWorkdir(t, dir, renderConfig(`
 import {
   to = libvirt_volume.full
-  id = "%[1]s/%[2]s"
+  id = "{{.Pool}}/{{.Full}}"
 }
 import {
   to = libvirt_volume.cut
-  id = "%[1]s/%[3]s"
+  id = "{{.Pool}}/{{.Cut}}"
 }
 
 resource "libvirt_volume" "full" {
-  name   = %[2]q
-  pool   = %[1]q
-  create = { content = { url = %[4]q } }
+  name   = {{q .Full}}
+  pool   = {{q .Pool}}
+  create = { content = { url = {{q .URL}} } }
 }
 
 resource "libvirt_volume" "cut" {
-  name   = %[3]q
-  pool   = %[1]q
-  create = { content = { url = %[4]q } }
+  name   = {{q .Cut}}
+  pool   = {{q .Pool}}
+  create = { content = { url = {{q .URL}} } }
 }
-`, pool, full, cut, src))
+`, map[string]any{"Pool": pool, "Full": full, "Cut": cut, "URL": src}))
 
 	out, code := tofu("plan", "-input=false", "-no-color")
 	if code != 0 {

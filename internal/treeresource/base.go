@@ -39,6 +39,27 @@ type Spec[T any] struct {
 	InPlace []string
 	// Identity is the resource's identity (identity.go); nil: none.
 	Identity *Identity
+	// Routing are attributes that route the resource's requests, read and
+	// set by the protocol layer in front of this one (the host:
+	// internal/hostroute). They join Own unless Own declares one of the
+	// same name itself, and an import sets them beside the id.
+	Routing map[string]schema.Attribute
+}
+
+// withRouting adds the routing attributes to the own ones that do not
+// declare them themselves.
+func withRouting(own, routing map[string]schema.Attribute) map[string]schema.Attribute {
+	if len(routing) == 0 {
+		return own
+	}
+	out := make(map[string]schema.Attribute, len(own)+len(routing))
+	for k, v := range routing {
+		out[k] = v
+	}
+	for k, v := range own {
+		out[k] = v
+	}
+	return out
 }
 
 // AllDocument in Spec.ReplaceOnChange: any document change replaces.
@@ -103,7 +124,7 @@ var _ baseMethods = (*Base[struct{}])(nil)
 
 // NewBase returns the base of a resource with these hooks.
 func NewBase[T any](spec Spec[T], hooks Hooks[T]) Base[T] {
-	spec.Own = withHostAttribute(spec.Name, spec.Own)
+	spec.Own = withRouting(spec.Own, spec.Routing)
 	defaults := map[string]tftypes.Value{}
 	for name, a := range spec.Own {
 		if d, ok, _ := defaultValue(context.Background(), a); ok {
@@ -167,7 +188,7 @@ func (b *Base[T]) Read(ctx context.Context, req resource.ReadRequest, resp *reso
 	}
 	prior := ObjectAttrs(req.State.Raw)
 	id, _ := String(prior, "id")
-	if Importing(prior) {
+	if Importing(prior, b.spec.Routing) {
 		prior = nil
 	}
 	v, found, err := b.ReadBack(ctx, req.State.Raw.Type(), id, prior)
@@ -375,10 +396,8 @@ func ClientFromContext(ctx context.Context, data any, diags *diag.Diagnostics) *
 		return nil
 	}
 	if cs, ok := data.(Clients); ok {
-		c, err := cs.ClientFor(ctx)
-		if err != nil {
-			diags.AddAttributeError(path.Root(HostAttr), "Unknown host", err.Error())
-		}
+		c, problems := cs.ClientFor(ctx)
+		diags.Append(problems...)
 		return c
 	}
 	c, ok := data.(*libvirtconn.Client)
@@ -395,6 +414,21 @@ func RequireClient(c *libvirtconn.Client, diags *diag.Diagnostics) bool {
 		diags.AddError("libvirt provider not configured",
 			"The provider's uri is not known yet or the provider block was not configured; the operation needs a libvirt connection.")
 		return false
+	}
+	return true
+}
+
+// Importing reports whether a state holds only the id set by ImportState
+// (and the routing attributes, such as the host an import from another host
+// sets): the first Read after an import stores the whole live document.
+func Importing(attrs map[string]tftypes.Value, routing map[string]schema.Attribute) bool {
+	for name, v := range attrs {
+		if _, routes := routing[name]; routes || name == "id" {
+			continue
+		}
+		if !v.IsNull() {
+			return false
+		}
 	}
 	return true
 }

@@ -567,11 +567,16 @@ func TestHelpers(t *testing.T) {
 		t.Errorf("normaliseReplace = %v", got)
 	}
 	a := map[string]tftypes.Value{"id": s("x"), "name": tftypes.NewValue(tftypes.String, nil)}
-	if !Importing(a) {
+	if !Importing(a, nil) {
 		t.Errorf("a state with only an id is an import")
 	}
+	routing := map[string]schema.Attribute{"host": schema.StringAttribute{Optional: true}}
+	a["host"] = s("b")
+	if Importing(a, nil) || !Importing(a, routing) {
+		t.Errorf("a routing attribute set beside the id: import %v without routing, %v with", Importing(a, nil), Importing(a, routing))
+	}
 	a["name"] = s("n")
-	if Importing(a) {
+	if Importing(a, routing) {
 		t.Errorf("a full state is not an import")
 	}
 	if b, ok := Bool(map[string]tftypes.Value{"b": BoolValue(true)}, "b"); !b || !ok {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
@@ -98,5 +99,73 @@ func TestFinishFailedReadUndoAndUnfinished(t *testing.T) {
 	r.Finish(context.Background(), Ending{Op: "create", Plan: plan, ID: fakeUUID, Undo: func() (string, bool) { return r.RemovalSaid(nil, "p", "virsh x"), false }}, &state, &diags)
 	if !state.Raw.IsNull() || !strings.Contains(diags[0].Detail(), "(the partly created fake was removed)") {
 		t.Errorf("clean removal: state %v, detail %q", state.Raw, diags[0].Detail())
+	}
+}
+
+// A failed create: one error "Cannot create <noun>" with the operation's
+// error and Undo's words; nothing is read back; an object that may remain is
+// recorded as unfinished under the id Apply returned.
+func TestFinishFailedApply(t *testing.T) {
+	r, plan := finishFixture(t, errors.New("read back although the apply failed"))
+	var diags diag.Diagnostics
+	state := tfsdk.State{Raw: tftypes.NewValue(plan.Type(), nil)}
+	ok := r.Finish(context.Background(), Ending{Op: "create", Plan: plan,
+		Apply: func(*diag.Diagnostics) (string, error) { return fakeUUID, errors.New("defining pool: refused") },
+		Undo:  func() (string, bool) { return " (removing it failed too: boom)", true },
+	}, &state, &diags)
+	if ok || len(diags) != 1 {
+		t.Fatalf("ok %v, diagnostics %v: want one error", ok, diags)
+	}
+	if got, want := diags[0].Summary(), "Cannot create fake"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+	detail := diags[0].Detail()
+	for _, want := range []string{"defining pool: refused", "removing it failed too: boom", "fake " + fakeUUID + " may remain", "recorded as tainted"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("detail %q lacks %q", detail, want)
+		}
+	}
+	if strings.Contains(detail, "read back") {
+		t.Errorf("the object was read back after a failed apply: %q", detail)
+	}
+	if id, _ := String(ObjectAttrs(state.Raw), "id"); id != fakeUUID {
+		t.Errorf("unfinished state has id %q, want %q", id, fakeUUID)
+	}
+}
+
+// A failed update reports on Attr, keeps Apply's own diagnostics, runs no
+// Undo, and with Before stores what libvirt holds after the failure.
+func TestFinishFailedUpdateKeepsWhatWasApplied(t *testing.T) {
+	r, plan := finishFixture(t, nil)
+	r.fetch = func(id string) (*Fetched[libvirtxml.StoragePool], error) {
+		return &Fetched[libvirtxml.StoragePool]{Doc: &libvirtxml.StoragePool{Type: "dir", Name: "half-applied", UUID: id},
+			Own: map[string]tftypes.Value{"id": StringValue(id)}}, nil
+	}
+	var diags diag.Diagnostics
+	prior := tftypes.NewValue(plan.Type(), nil)
+	state := tfsdk.State{Raw: prior}
+	ok := r.Finish(context.Background(), Ending{Op: "update", Plan: plan, ID: fakeUUID, Attr: path.Root("label"),
+		Before: ObjectAttrs(plan),
+		Apply: func(d *diag.Diagnostics) (string, error) {
+			d.AddWarning("half way", "the first step was applied")
+			return "", errors.New("second step refused")
+		},
+		Undo: func() (string, bool) { t.Error("Undo ran for an update"); return "", false },
+	}, &state, &diags)
+	if ok || len(diags) != 2 || diags.ErrorsCount() != 1 {
+		t.Fatalf("ok %v, diagnostics %v: want a warning and one error", ok, diags)
+	}
+	var withPath diag.DiagnosticWithPath
+	for _, d := range diags.Errors() {
+		withPath, _ = d.(diag.DiagnosticWithPath)
+		if d.Summary() != "Cannot update fake" || !strings.Contains(d.Detail(), "second step refused") {
+			t.Errorf("error %q: %q", d.Summary(), d.Detail())
+		}
+	}
+	if withPath == nil || !withPath.Path().Equal(path.Root("label")) {
+		t.Errorf("error not on attribute label: %v", withPath)
+	}
+	if name, _ := String(ObjectAttrs(state.Raw), "name"); name != "half-applied" {
+		t.Errorf("state after the failed update has name %q, want what libvirt holds (half-applied)", name)
 	}
 }

@@ -27,7 +27,8 @@ type IdentityAttr struct {
 }
 
 // Identity describes a tree resource's identity. Every identity also has
-// the host attribute (HostAttr), taken from the state's host.
+// the resource's routing attributes (Spec.Routing: the host), taken from the
+// state.
 //
 // The identity is served at the protocol layer (Server), derived from the
 // state every time a state leaves the provider (read, apply, import), so it
@@ -62,11 +63,19 @@ func (b *Base[T]) IdentitySpec() *Identity {
 		return nil
 	}
 	id := *b.spec.Identity
-	id.Attrs = append(append([]IdentityAttr(nil), id.Attrs...), IdentityAttr{
-		Name:        HostAttr,
-		Description: "The `host` the " + b.noun() + " lives on (a key of the provider's `hosts`); null: the provider's `uri`.",
-		Attr:        HostAttr,
-	})
+	id.Attrs = append([]IdentityAttr(nil), id.Attrs...)
+	names := make([]string, 0, len(b.spec.Routing))
+	for name := range b.spec.Routing {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		id.Attrs = append(id.Attrs, IdentityAttr{
+			Name:        name,
+			Description: "The `" + name + "` the " + b.noun() + " lives on (a key of the provider's `hosts`); null: the provider's `uri`.",
+			Attr:        name,
+		})
+	}
 	return &id
 }
 
@@ -184,7 +193,7 @@ func (d *identityDef) importID(vals map[string]string) (string, error) {
 // IdentityHost returns the host an identity given to import names ("" when
 // it names none), for the host routing in front of this server; ok is false
 // when the type has no identity or the value cannot be read.
-func (s *Server) IdentityHost(typeName string, id *tfprotov6.ResourceIdentityData) (host string, ok bool) {
+func (s *Server) IdentityHost(typeName, attr string, id *tfprotov6.ResourceIdentityData) (host string, ok bool) {
 	t, known := s.types[typeName]
 	if !known || t.identity == nil {
 		return "", false
@@ -193,7 +202,7 @@ func (s *Server) IdentityHost(typeName string, id *tfprotov6.ResourceIdentityDat
 	if err != nil {
 		return "", false
 	}
-	return vals[HostAttr], true
+	return vals[attr], true
 }
 
 // GetResourceIdentitySchemas adds the tree resources' identity schemas to the
@@ -316,11 +325,19 @@ func (s *Server) ImportResourceState(ctx context.Context, req *tfprotov6.ImportR
 }
 
 // ApplyResourceChange adds the identity of the new state to the framework's
-// answer.
+// answer. The framework's resources know no identity (it is served here), so
+// the planned identity is not passed on: the framework refuses identity data
+// for a resource without an identity schema ("Unable to Convert Resource
+// Identity", on every update of a resource that has one).
 func (s *Server) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	resp, err := s.ProviderServer.ApplyResourceChange(ctx, req)
 	t, ok := s.types[req.TypeName]
-	if err != nil || resp == nil || !ok || t.identity == nil {
+	if !ok || t.identity == nil {
+		return s.ProviderServer.ApplyResourceChange(ctx, req)
+	}
+	fwReq := *req
+	fwReq.PlannedIdentity = nil
+	resp, err := s.ProviderServer.ApplyResourceChange(ctx, &fwReq)
+	if err != nil || resp == nil {
 		return resp, err
 	}
 	if err := t.addIdentity(resp.NewState, &resp.NewIdentity); err != nil {

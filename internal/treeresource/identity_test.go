@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
@@ -43,6 +44,8 @@ func newIdentityServer(t *testing.T) (*Server, tftypes.Object) {
 			Name: "fake", Model: xmlschema.StoragePool(), Description: "fake", Own: fakeOwn(),
 			ReplaceOnChange: []string{AllDocument},
 			Identity:        &Identity{Attrs: []IdentityAttr{{Name: "uuid", Description: "UUID", RequiredForImport: true, Attr: "id"}}},
+			// the host routing's attribute (hostroute.Attributes), which the identity carries too
+			Routing: map[string]schema.Attribute{"host": schema.StringAttribute{Optional: true}},
 		}, r)
 		return r
 	}

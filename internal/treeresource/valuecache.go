@@ -74,6 +74,19 @@ func (c *valueCache) encode(typ tftypes.Type, v tftypes.Value) (tfprotov6.Dynami
 	return dv, err
 }
 
+// Decode decodes a request value of tree resource type typeName through the
+// type's cache of decoded values, so that a layer in front of this server
+// (internal/hostroute reads the host) and this server decode the same bytes
+// once. cached is false for a type this server does not plan.
+func (s *Server) Decode(typeName string, dv *tfprotov6.DynamicValue) (v tftypes.Value, cached bool, err error) {
+	t, ok := s.types[typeName]
+	if !ok {
+		return tftypes.Value{}, false, nil
+	}
+	v, err = t.values.decode(dv, t.objType)
+	return v, true, err
+}
+
 // ForgetValues empties the decoded-value caches of all tree resources
 // (benchmarks use it to measure decoding with a cold cache).
 func (s *Server) ForgetValues() {

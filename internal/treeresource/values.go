@@ -131,21 +131,6 @@ func Nested(obj tftypes.Value, name string) tftypes.Value {
 	return tftypes.NewValue(tftypes.String, nil)
 }
 
-// Importing reports whether a state holds only the id set by ImportState
-// (and the host an import from another host sets): the first Read after an
-// import stores the whole live document.
-func Importing(attrs map[string]tftypes.Value) bool {
-	for name, v := range attrs {
-		if name == "id" || name == HostAttr {
-			continue
-		}
-		if !v.IsNull() {
-			return false
-		}
-	}
-	return true
-}
-
 // sameAttrs compares two attribute maps value by value (cheaper than
 // building and comparing whole objects, which re-checks the large tree type).
 func sameAttrs(a, b map[string]tftypes.Value) bool {
