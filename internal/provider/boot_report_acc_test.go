@@ -140,9 +140,9 @@ func TestAccBootReport_panickedKernel(t *testing.T) {
 	wait := bootReportDomain{Resource: "wait", Name: bootReportName + "-wait", MAC: bootReportMAC2,
 		ConsoleLog: filepath.Join(work, "wait.log"), WaitForIP: 60}
 	// A pty serial port, read as a console stream for a few seconds: a pty
-	// keeps no history, so the guest must still be printing when the wait
-	// gives up: its kernel boots, then its initramfs waits for the root
-	// device, printing a line a second, for 3 minutes.
+	// keeps no history, so the report shows lines only when the guest is
+	// still printing when the wait gives up (its kernel boots, then its
+	// initramfs waits for the root device).
 	stream := bootReportDomain{Resource: "stream", Name: bootReportName + "-stream", MAC: bootReportMAC3,
 		WaitForIP: 45, Initrd: true}
 	config := func(dataSourceWait string, domains ...bootReportDomain) string {
@@ -179,9 +179,13 @@ func TestAccBootReport_panickedKernel(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)` +
 					words("interface 0 ("+stream.MAC+`) of domain "`+stream.Name+`" has no IPv4 address after 45s`) + `.*` +
 					words("domain state: running (booted)") + `.*` +
-					// Any line read proves the stream: which ones depends on how far
-					// the guest got (kernel messages, or the initramfs's waiting).
-					words("serial console (console stream (3s)), last") + `\s+\d+\s+lines:\s+\|\s+\S.*` +
+					// The report reads a console stream when there is no file to
+					// read. What it catches depends on whether the guest prints in
+					// those 3 s (a pty keeps no history): CI's run found a quiet
+					// guest, so either the lines read or "no output" is right here;
+					// the choice of source and the lines are unit-tested
+					// (TestConsoleSourceTail, TestLastLines).
+					words("serial console (console stream (3s))") + `(:\s+no output|,\s+last\s+\d+\s+lines:\s+\|\s+\S).*` +
 					words(`DHCP leases of network "`+bootReportName+`-net": none at all, none for MAC `+stream.MAC)),
 			},
 		},
