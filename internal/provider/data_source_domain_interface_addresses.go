@@ -124,7 +124,7 @@ func (d *domainInterfaceAddressesDataSource) Schema(_ context.Context, _ datasou
 					"timeout": schema.StringAttribute{
 						Optional:    true,
 						Description: "How long to wait, as a Go duration (`90s`, `5m`). Default `5m`.",
-						Validators:  []validator.String{positiveDurationValidator{}},
+						Validators:  []validator.String{durationValidator{}},
 					},
 					"until": schema.StringAttribute{
 						Optional: true,
@@ -462,26 +462,4 @@ func usableIPv4(ifaces []domainInterfaceData) []string {
 		}
 	}
 	return out
-}
-
-// positiveDurationValidator accepts Go durations greater than zero.
-type positiveDurationValidator struct{}
-
-func (positiveDurationValidator) Description(context.Context) string {
-	return "must be a positive duration such as 90s or 5m"
-}
-
-func (v positiveDurationValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (positiveDurationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	d, err := time.ParseDuration(req.ConfigValue.ValueString())
-	if err != nil || d <= 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
-			fmt.Sprintf("%s must be a positive duration such as \"90s\" or \"5m\", got %q.", req.Path, req.ConfigValue.ValueString()))
-	}
 }
