@@ -115,7 +115,7 @@ tf_run() {
   shift
   (cd "$dir" && TF_CLI_CONFIG_FILE="$work/terraformrc" "$TERRAFORM" "$@")
 }
-log "reading the action schemas with $("$TERRAFORM" version | head -1)"
+log "reading actions, identities and list resources with $("$TERRAFORM" version | head -1)"
 tf_run "$work/tf-root" providers schema -json >"$work/schema-tf.json" 2>"$work/schema.err" || {
   cat "$work/schema.err" >&2
   exit 1
@@ -479,21 +479,8 @@ if $examples && ! $generate; then
 fi
 
 # Resource identities and list resources are Terraform's (1.12, 1.14): OpenTofu's
-# schema has neither, so they come from Terraform 1.15's, with the same build.
-TERRAFORM=${TERRAFORM_115:-/var/cache/tfplv/terraform-1.15.9}
-if [[ ! -x $TERRAFORM ]]; then
-  echo "docs: Terraform 1.15 not found at $TERRAFORM (set TERRAFORM_115): resource identities and list resources come from its schema" >&2
-  exit 1
-fi
-mkdir -p "$work/tf-root"
-sed "s#$PROVIDER_ADDR#registry.terraform.io/virtxml/libvirt#" "$work/root/main.tf" >"$work/tf-root/main.tf"
-sed "s#\"$PROVIDER_ADDR\"#\"registry.terraform.io/virtxml/libvirt\"#" "$work/tofurc" >"$work/tf.tfrc"
-log "reading identities and list resources with $("$TERRAFORM" version | head -1)"
-(cd "$work/tf-root" && TF_CLI_CONFIG_FILE="$work/tf.tfrc" "$TERRAFORM" providers schema -json) >"$work/schema-tf.json" 2>"$work/schema-tf.err" || {
-  cat "$work/schema-tf.err" >&2
-  exit 1
-}
-
+# schema has neither, so they come from the Terraform schema read above for the
+# actions (same build, same Terraform).
 # tfplugindocs looks the schema up by the short provider name.
 jq --arg addr "$PROVIDER_ADDR" --arg name "$PROVIDER_NAME" --slurpfile tf "$work/schema-tf.json" '
   if .provider_schemas[$addr] == null then error("no schema for " + $addr) else . end
