@@ -189,6 +189,9 @@ tf_actions() {
 #                            checks it against the same build; with
 #                            page-config, together with the page's other
 #                            page-config blocks (which OpenTofu validates too).
+#   dmacvicar VERSION        a configuration for dmacvicar/libvirt VERSION
+#                            (what a user moves from): validated against
+#                            that release when it is at hand (see below).
 #   not validated: REASON    tofu fmt only, for blocks that are deliberately
 #                            not this provider's configuration (a dmacvicar
 #                            0.8 configuration users come from, another
@@ -309,36 +312,79 @@ check_example_dirs() {
   return $bad
 }
 
-# required_stub_attrs TYPE resource|data: `name = placeholder` lines for the
-# schema's required attributes of a primitive type.
+# required_stub_attrs TYPE resource|data [SCHEMA ADDR]: `name = placeholder`
+# lines for the schema's required attributes of a primitive type (this
+# provider's schema unless another provider's SCHEMA file and ADDR are given).
 required_stub_attrs() {
-  jq -r --arg addr "$PROVIDER_ADDR" --arg t "$1" --arg kind "$2" '
+  jq -r --arg addr "${4:-$PROVIDER_ADDR}" --arg t "$1" --arg kind "$2" '
     .provider_schemas[$addr] | (if $kind == "data" then .data_source_schemas else .resource_schemas end)[$t]
     | if . == null then error("no \($kind) type \($t) in the schema") else . end
     | .block.attributes // {} | to_entries[] | select(.value.required == true)
     | .key + " = " + ({"\"string\"": "\"docs-check\"", "\"number\"": "1", "\"bool\"": "true"}[.value.type | tojson] // "null")' \
-    "$work/schema-full.json"
+    "${3:-$work/schema-full.json}"
+}
+
+# ---- dmacvicar/libvirt: the configurations users come from ---------------
+#
+# The migration guide shows the configuration a user starts from. Where the
+# real predecessor is at hand (the test peers, ../shared/peers), such a block
+# (marker `dmacvicar VERSION`) is validated by OpenTofu against that very
+# release, installed from a local filesystem mirror; elsewhere it is reported
+# as not validated, with that reason.
+PEERS=${PEERS:-$ROOT/../shared/peers/dmacvicar-libvirt}
+DM_ADDR=registry.opentofu.org/dmacvicar/libvirt
+declare -A dm_ready=()
+# dm_prepare VERSION: the release in $work/dm-mirror (digest checked against
+# the peers' SHA256SUMS) and its schema in $work/dm-VERSION/schema.json.
+dm_prepare() {
+  local v=$1 bin=terraform-provider-libvirt_v$1 d
+  [[ -n ${dm_ready[$v]:-} ]] && return 0
+  [[ -f $PEERS/$bin.xz && -f $PEERS/SHA256SUMS ]] || return 1
+  d=$work/dm-mirror/$DM_ADDR/$v/linux_amd64
+  mkdir -p "$d" "$work/dm-$v"
+  xz -dc "$PEERS/$bin.xz" >"$d/$bin" && chmod +x "$d/$bin"
+  (cd "$d" && grep " $bin\$" "$PEERS/SHA256SUMS" | sha256sum -c --quiet) || {
+    echo "docs: $PEERS/$bin.xz does not match its SHA256SUMS" >&2
+    return 1
+  }
+  printf 'provider_installation {\n  filesystem_mirror {\n    path    = "%s"\n    include = ["%s"]\n  }\n}\n' \
+    "$work/dm-mirror" "$DM_ADDR" >"$work/dm-tofurc"
+  dm_required_providers "$v" >"$work/dm-$v/main.tf"
+  (cd "$work/dm-$v" && TF_CLI_CONFIG_FILE=$work/dm-tofurc "$TOFU" init -no-color -input=false &&
+    TF_CLI_CONFIG_FILE=$work/dm-tofurc "$TOFU" providers schema -json >schema.json) >"$work/dm-init.log" 2>&1 || {
+    cat "$work/dm-init.log" >&2
+    return 1
+  }
+  dm_ready[$v]=1
+}
+dm_required_providers() {
+  printf 'terraform {\n  required_providers {\n    libvirt = {\n      source  = "dmacvicar/libvirt"\n      version = "= %s"\n    }\n  }\n}\n' "$1"
+}
+# dm_validate DIR VERSION LABEL: tofu init + validate with the real release.
+dm_validate() {
+  local dir=$1 v=$2 label=$3
+  grep -qs required_providers "$dir"/*.tf || dm_required_providers "$v" >"$dir/zz_required_providers.tf"
+  if ! (cd "$dir" && TF_CLI_CONFIG_FILE=$work/dm-tofurc "$TOFU" init -no-color -input=false &&
+    HOME=$work/home TF_CLI_CONFIG_FILE=$work/dm-tofurc "$TOFU" validate -no-color) >"$work/dm-validate.log" 2>&1; then
+    cat "$work/dm-validate.log" >&2
+    echo "docs: $label does not validate against dmacvicar/libvirt $v" >&2
+    return 1
+  fi
 }
 
 # write_block_unit DIR ID N: the block ID, the unit's Nth, as a file of the
 # configuration DIR: wrapped when it is a fragment; module stubs beside it.
 write_block_unit() {
-  local dir=$1 id=$2 n=$3 d word frag="" path=() set_attrs line i stub
-  local -a modules=()
+  local dir=$1 id=$2 n=$3 d word frag="" path=() set_attrs line i stub dm=""
+  local -a modules=() stubs=()
   IFS=';' read -ra dirs <<<"${block_marker[$id]}"
   for d in "${dirs[@]}"; do
     d=$(sed 's/^ *//; s/ *$//' <<<"$d")
     case $d in
       fragment\ *) frag=${d#fragment } ;;
       module-stub\ *) modules+=("${d#module-stub }") ;;
-      resource-stub\ *)
-        stub=${d#resource-stub }
-        {
-          echo "resource \"${stub%%.*}\" \"${stub#*.}\" {"
-          required_stub_attrs "${stub%%.*}" resource
-          echo "}"
-        } >"$dir/stub_${stub//./_}.tf"
-        ;;
+      resource-stub\ *) stubs+=("${d#resource-stub }") ;;
+      dmacvicar\ *) dm=${d#dmacvicar } ;;
     esac
   done
   if [[ -z $frag ]] && grep -q '^list "' "$blocks/$id.tf"; then
@@ -364,10 +410,21 @@ write_block_unit() {
     mkdir -p "$dir/$word"
     cp "$work/root/main.tf" "$dir/$word/main.tf"
   done
+  for stub in "${stubs[@]}"; do
+    {
+      echo "resource \"${stub%%.*}\" \"${stub#*.}\" {"
+      if [[ -n $dm ]]; then
+        required_stub_attrs "${stub%%.*}" resource "$work/dm-$dm/schema.json" "$DM_ADDR"
+      else
+        required_stub_attrs "${stub%%.*}" resource
+      fi
+      echo "}"
+    } >"$dir/stub_${stub//./_}.tf"
+  done
 }
 
 check_doc_blocks() {
-  local f id file line marker bad=0 unit key hash dir label i d
+  local f id file line marker bad=0 unit key hash dir label i d v
   local -a dirs=()
   local -a unformatted=()
   blocks=$work/blocks
@@ -416,8 +473,8 @@ check_doc_blocks() {
     # A misspelt directive would silently check less: refuse it.
     IFS=';' read -ra dirs <<<"$marker"
     for d in "${dirs[@]}"; do
-      [[ $d =~ ^\ *(fragment\ [a-z_]+(\.[a-z_]+)*|module-stub\ [^\ ]+|resource-stub\ [a-z_]+\.[a-z0-9_]+|page-config|terraform|not\ validated:\ .+|import-example|identity-example)\ *$ ]] || {
-        echo "docs: $file:$line: unknown docs-check directive '$d' (fragment TYPE[.ATTR...], module-stub PATH, resource-stub TYPE.NAME, page-config, terraform, not validated: REASON)" >&2
+      [[ $d =~ ^\ *(fragment\ [a-z_]+(\.[a-z_]+)*|module-stub\ [^\ ]+|resource-stub\ [a-z_]+\.[a-z0-9_]+|dmacvicar\ [0-9.]+|page-config|terraform|not\ validated:\ .+|import-example|identity-example)\ *$ ]] || {
+        echo "docs: $file:$line: unknown docs-check directive '$d' (fragment TYPE[.ATTR...], module-stub PATH, resource-stub TYPE.NAME, dmacvicar VERSION, page-config, terraform, not validated: REASON)" >&2
         bad=1
       }
     done
@@ -447,6 +504,13 @@ check_doc_blocks() {
     fi
     local cli=""
     [[ $marker =~ (^|;)\ *terraform\ *(;|$) ]] && cli=tf
+    if [[ $marker =~ (^|;)\ *dmacvicar\ ([0-9.]+)\ *(;|$) ]]; then
+      cli=dm${BASH_REMATCH[2]}
+      if ! dm_prepare "${BASH_REMATCH[2]}"; then
+        reason[$id]="the dmacvicar/libvirt ${BASH_REMATCH[2]} configuration users come from; its release is not at $PEERS"
+        continue
+      fi
+    fi
     if [[ $marker =~ (^|;)\ *page-config\ *(;|$) ]]; then
       unit="${cli}page:${block_file[$id]}"
     else
@@ -472,7 +536,7 @@ check_doc_blocks() {
       i=$((i + 1))
       write_block_unit "$dir" "$id" "$i" || bad=1
     done
-    add_required_providers "$dir"
+    [[ $unit == dm* ]] || add_required_providers "$dir"
     set -- ${unit_blocks[$unit]}
     label="${block_file[$1]}:$(for id in "$@"; do printf '%s,' "${block_line[$id]}"; done | sed 's/,$//')"
     hash=$( (echo "${unit%%:*}" && cd "$dir" && find . -type f | LC_ALL=C sort | xargs cat) | sha256sum | cut -c1-16)
@@ -484,6 +548,9 @@ check_doc_blocks() {
     local valid=false
     if [[ $unit == tf* ]]; then
       tf_validate "$dir" "$label (Terraform)" && valid=true
+    elif [[ $unit == dm* ]]; then
+      v=${unit#dm} v=${v%%block:*}
+      dm_validate "$dir" "$v" "$label (dmacvicar/libvirt $v)" && valid=true
     else
       tofu_validate "$dir" "$label" && valid=true
     fi
@@ -498,7 +565,7 @@ check_doc_blocks() {
   done
 
   # Summary per file.
-  local -A n_blocks=() n_frag=() n_ok=() n_tf=() n_failed=() notes=()
+  local -A n_blocks=() n_frag=() n_ok=() n_tf=() n_dm=() n_failed=() notes=()
   local -a files=()
   for id in $(cut -f1 "$blocks/index.tsv"); do
     file=${block_file[$id]}
@@ -509,28 +576,30 @@ check_doc_blocks() {
       notes[$file]+="; line ${block_line[$id]} not validated: ${reason[$id]}"
       continue
     fi
-    local result="" by_tf=false
+    local result="" by_tf=false by_dm=false
     for unit in "${units[@]}"; do
       [[ " ${unit_blocks[$unit]} " == *" $id "* ]] || continue
       [[ $unit == tf* && ${block_marker[$id]} =~ (^|;)\ *terraform\ *(;|$) ]] && by_tf=true
+      [[ $unit == dm* ]] && by_dm=true
       [[ $result == FAILED ]] || result=${unit_result[$unit]}
     done
     if [[ $result == ok ]]; then
       n_ok[$file]=$((${n_ok[$file]:-0} + 1))
       $by_tf && n_tf[$file]=$((${n_tf[$file]:-0} + 1))
+      $by_dm && n_dm[$file]=$((${n_dm[$file]:-0} + 1))
     else
       n_failed[$file]=$((${n_failed[$file]:-0} + 1))
     fi
   done
-  local total=0 total_ok=0 total_frag=0 total_tf=0 total_skip=0 total_failed=0
+  local total=0 total_ok=0 total_frag=0 total_tf=0 total_dm=0 total_skip=0 total_failed=0
   for file in "${files[@]}"; do
-    log "hcl: $file: ${n_blocks[$file]} block(s), ${n_ok[$file]:-0} validated${n_frag[$file]:+ (${n_frag[$file]} of them fragments)}${n_tf[$file]:+ (${n_tf[$file]} by Terraform)}${n_failed[$file]:+, ${n_failed[$file]} FAILED}${notes[$file]:-}"
+    log "hcl: $file: ${n_blocks[$file]} block(s), ${n_ok[$file]:-0} validated${n_frag[$file]:+ (${n_frag[$file]} of them fragments)}${n_tf[$file]:+ (${n_tf[$file]} by Terraform)}${n_dm[$file]:+ (${n_dm[$file]} against the real dmacvicar/libvirt)}${n_failed[$file]:+, ${n_failed[$file]} FAILED}${notes[$file]:-}"
     total=$((total + n_blocks[$file])) total_ok=$((total_ok + ${n_ok[$file]:-0}))
     total_frag=$((total_frag + ${n_frag[$file]:-0})) total_failed=$((total_failed + ${n_failed[$file]:-0}))
-    total_tf=$((total_tf + ${n_tf[$file]:-0}))
+    total_tf=$((total_tf + ${n_tf[$file]:-0})) total_dm=$((total_dm + ${n_dm[$file]:-0}))
   done
   total_skip=${#reason[@]}
-  log "hcl: documentation: $total blocks in ${#files[@]} files: $total_ok validated ($total_frag fragments, $total_tf by Terraform 1.15), $total_skip not validated (reasons above), $total_failed failed; ${#unformatted[@]} not formatted like tofu fmt${unformatted[*]:+ (${unformatted[*]})}; ${#seen_hash[@]} distinct configurations ran tofu or terraform validate"
+  log "hcl: documentation: $total blocks in ${#files[@]} files: $total_ok validated ($total_frag fragments, $total_tf by Terraform 1.15, $total_dm against the real dmacvicar/libvirt), $total_skip not validated (reasons above), $total_failed failed; ${#unformatted[@]} not formatted like tofu fmt${unformatted[*]:+ (${unformatted[*]})}; ${#seen_hash[@]} distinct configurations ran tofu or terraform validate"
   return $bad
 }
 
