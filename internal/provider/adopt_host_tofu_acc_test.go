@@ -77,8 +77,9 @@ func TestAccAdoptHost_opentofu(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("tofu output failed (exit %d):\n%s", code, adopted)
 	}
+	keepGenerated(t, "opentofu-generated.tf", adopted)
 	lines := blockLines(adopted)
-	t.Logf("data sources read in %v; configuration: %d resource blocks, %d lines in all", took, len(lines), strings.Count(adopted, "\n"))
+	t.Logf("data sources read in %v; configuration: %d resource blocks, %d lines in all:\n%s", took, len(lines), strings.Count(adopted, "\n"), lineReport(adopted))
 	if len(lines) != h.objects {
 		t.Fatalf("the data sources wrote %d resource blocks, the host has %d objects:\n%s", len(lines), h.objects, adopted)
 	}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"reflect"
+	"strings"
 
 	"libvirt.org/go/libvirtxml"
 )
@@ -92,9 +93,18 @@ func shortenDevices(d *libvirtxml.DomainDeviceList) {
 		}
 	}
 	for i := range d.Disks {
-		defaultString(&d.Disks[i].Device, "disk")
-		if drv := d.Disks[i].Driver; drv != nil {
+		disk := &d.Disks[i]
+		// a cdrom is read-only whether or not <readonly/> says so
+		if disk.Device == "cdrom" && disk.ReadOnly != nil {
+			disk.ReadOnly = nil
+		}
+		defaultString(&disk.Device, "disk")
+		if drv := disk.Driver; drv != nil {
 			defaultString(&drv.Name, "qemu")
+		}
+		// libvirt derives the bus from the target's name: vdX is virtio
+		if t := disk.Target; t != nil && t.Bus == "virtio" && strings.HasPrefix(t.Dev, "vd") {
+			t.Bus = ""
 		}
 	}
 	for i := range d.TPMs {
