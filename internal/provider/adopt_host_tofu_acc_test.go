@@ -89,6 +89,10 @@ func TestAccAdoptHost_opentofu(t *testing.T) {
 	if err := os.Remove(filepath.Join(work, "terraform.tfstate")); err != nil {
 		t.Fatal(err)
 	}
+	// written as a person writes it: `tofu fmt` changes nothing
+	if out, code := tofu("fmt", "-check", "-diff", "-no-color", "adopted.tf"); code != 0 {
+		t.Errorf("tofu fmt would change the generated configuration (exit %d):\n%s", code, out)
+	}
 
 	out, code := tofu("plan", "-no-color", "-input=false", "-detailed-exitcode")
 	m := planSummary.FindStringSubmatch(out)

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 
 	"libvirt.org/go/libvirtxml"
@@ -37,6 +38,32 @@ func (r *domainResource) Shorten(doc *libvirtxml.Domain) {
 	}
 	if doc.Devices != nil {
 		shortenDevices(doc.Devices)
+	}
+}
+
+// Shorten drops from a network what libvirt picks when it is absent: the
+// bridge (the first free virbrN, spanning tree on, no delay) and the MAC
+// address it generates for the bridge.
+func (r *networkResource) Shorten(doc *libvirtxml.Network) {
+	if b := doc.Bridge; b != nil && autoBridge.MatchString(b.Name) && b.STP == "on" && (b.Delay == "" || b.Delay == "0") && b.MACTableManager == "" && b.Zone == "" {
+		doc.Bridge = nil
+	}
+	doc.MAC = nil
+}
+
+// autoBridge is the name libvirt gives a network's bridge when none is set.
+var autoBridge = regexp.MustCompile(`^virbr[0-9]+$`)
+
+// Shorten drops from a volume what libvirt reports rather than takes: the
+// key and the path (derived from the pool and the name: libvirt replaces
+// what a definition says), and the allocation and physical size the image
+// has now.
+func (r *volumeResource) Shorten(doc *libvirtxml.StorageVolume) {
+	doc.Key = ""
+	doc.Allocation = nil
+	doc.Physical = nil
+	if t := doc.Target; t != nil && strings.HasSuffix(t.Path, "/"+doc.Name) {
+		t.Path = ""
 	}
 }
 
