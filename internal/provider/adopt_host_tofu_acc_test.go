@@ -80,6 +80,13 @@ func TestAccAdoptHost_opentofu(t *testing.T) {
 	keepGenerated(t, "opentofu-generated.tf", adopted)
 	lines := blockLines(adopted)
 	t.Logf("data sources read in %v; configuration: %d resource blocks, %d lines in all:\n%s", took, len(lines), strings.Count(adopted, "\n"), lineReport(adopted))
+	// the goal: a typical virt-install domain in at most 60 lines
+	for _, d := range []string{"vi-vnc", "vi-spice"} {
+		addr := "libvirt_domain." + adoptPrefix + d
+		if n, ok := lines[addr]; !ok || n > 60 {
+			t.Errorf("%s: %d lines (found: %t), want at most 60", addr, n, ok)
+		}
+	}
 	if len(lines) != h.objects {
 		t.Fatalf("the data sources wrote %d resource blocks, the host has %d objects:\n%s", len(lines), h.objects, adopted)
 	}
