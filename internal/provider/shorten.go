@@ -38,6 +38,9 @@ func (r *domainResource) Shorten(doc *libvirtxml.Domain) {
 	}
 	if doc.Devices != nil {
 		shortenDevices(doc.Devices)
+		if reflect.ValueOf(*doc.Devices).IsZero() {
+			doc.Devices = nil // nothing left that libvirt would not add
+		}
 	}
 }
 
@@ -65,6 +68,12 @@ func (r *volumeResource) Shorten(doc *libvirtxml.StorageVolume) {
 	if t := doc.Target; t != nil && strings.HasSuffix(t.Path, "/"+doc.Name) {
 		t.Path = ""
 	}
+}
+
+// Shorten drops from a pool the sizes libvirt reports (what its storage
+// holds and has free): a definition's sizes are ignored.
+func (r *poolResource) Shorten(doc *libvirtxml.StoragePool) {
+	doc.Allocation, doc.Capacity, doc.Available = nil, nil, nil
 }
 
 // shortenDevices drops device addresses and aliases, and the devices libvirt
