@@ -11,10 +11,11 @@ import (
 	"libvirt.org/go/libvirtxml"
 )
 
-// The shortening rules against the real libvirtd (make test-adopt-host): each object is defined
-// without the values a rule leaves out; libvirt's definition read back has
-// them (libvirt fills them in by itself), and Shorten removes them from it
-// again. A rule whose value libvirt does not fill in fails here.
+// The shortening rules against the real libvirtd (make test-adopt-host):
+// each object is defined without the values a rule leaves out; libvirt's
+// definition read back has them (libvirt fills them in by itself), and
+// Shorten removes them from it again. A rule whose value libvirt does not
+// fill in fails here.
 
 const shortPrefix = "tfshort-"
 
