@@ -175,9 +175,20 @@ tf_actions() {
 #                            module that requires this provider (the guide's
 #                            own module is not in this repository); tofu get
 #                            installs it, then validate checks the call.
+#   resource-stub TYPE.NAME  the block refers to a resource the page declares
+#                            elsewhere in prose: `resource "TYPE" "NAME"` with
+#                            placeholders for its required attributes is
+#                            validated beside it.
 #   page-config              the block is part of the page's configuration:
 #                            every page-config block of the file is validated
 #                            together, as one configuration.
+#   terraform                the block is Terraform's (1.14+: an `action`,
+#                            an `import` by `identity`, `list` blocks of a
+#                            *.tfquery.hcl file): OpenTofu knows none of them,
+#                            so `terraform validate -query` (Terraform 1.15)
+#                            checks it against the same build; with
+#                            page-config, together with the page's other
+#                            page-config blocks (which OpenTofu validates too).
 #   not validated: REASON    tofu fmt only, for blocks that are deliberately
 #                            not this provider's configuration (a dmacvicar
 #                            0.8 configuration users come from, another
@@ -189,8 +200,8 @@ tf_actions() {
 # sentence "...can be used with the `id` attribute") below its Example Usage,
 # on pages without a template that could carry a marker: such a block and
 # the page's first block are page-config implicitly. Its import-by-identity
-# example (after "...can be used with the `identity` attribute") is not
-# validated: OpenTofu has no identities.
+# example (after "...can be used with the `identity` attribute") is
+# `terraform; page-config` implicitly (OpenTofu has no identities).
 #
 # Other providers and modules: a block that needs a provider other than this
 # one or a module from a registry cannot be validated offline: it is marked
@@ -218,6 +229,19 @@ tofu_validate() {
   if ! (cd "$dir" && HOME=$work/home "$TOFU" validate -no-color -compact-warnings) >"$work/validate-hcl.log" 2>&1; then
     cat "$work/validate-hcl.log" >&2
     echo "docs: $label does not validate against the provider's schema" >&2
+    return 1
+  fi
+}
+
+# tf_validate DIR LABEL: terraform validate -query DIR (its *.tf and
+# *.tfquery.hcl files) with the provider under dev_overrides.
+tf_validate() {
+  local dir=$1 label=$2
+  cp "$work/tf-root/main.tf" "$dir/zz_required_providers.tf"
+  rm -f "$dir/zz_required_providers.tf.tofu"
+  if ! tf_run "$dir" validate -no-color -query >"$work/tf-validate.log" 2>&1; then
+    cat "$work/tf-validate.log" >&2
+    echo "docs: $label does not validate with Terraform against the provider's schema" >&2
     return 1
   fi
 }
@@ -261,6 +285,19 @@ check_example_dirs() {
     [[ -f $(dirname "$f")/import-by-string-id.tf ]] && cp "$(dirname "$f")/import-by-string-id.tf" "$dir/"
     validate_example_dir "$dir" "$f" || bad=1
   done
+  # List resources' examples: query files, Terraform's (1.14+).
+  for f in examples/list-resources/*/list-resource.tfquery.hcl; do
+    [[ -f $f ]] || continue
+    dir=$work/ex/$(dirname "$f" | tr / _)
+    mkdir -p "$dir"
+    cp "$f" "$dir/"
+    tofu_fmt_check "$dir" "$f" || bad=1
+    if tf_validate "$dir" "$f (Terraform)"; then
+      log "hcl: $f validates (Terraform, -query)"
+    else
+      bad=1
+    fi
+  done
   # Whole example configurations (quickstart, two-vms-nat, ...).
   for f in examples/*/main.tf; do
     [[ -f $f ]] || continue
@@ -286,7 +323,7 @@ required_stub_attrs() {
 # write_block_unit DIR ID N: the block ID, the unit's Nth, as a file of the
 # configuration DIR: wrapped when it is a fragment; module stubs beside it.
 write_block_unit() {
-  local dir=$1 id=$2 n=$3 d word frag="" path=() set_attrs line i
+  local dir=$1 id=$2 n=$3 d word frag="" path=() set_attrs line i stub
   local -a modules=()
   IFS=';' read -ra dirs <<<"${block_marker[$id]}"
   for d in "${dirs[@]}"; do
@@ -294,9 +331,19 @@ write_block_unit() {
     case $d in
       fragment\ *) frag=${d#fragment } ;;
       module-stub\ *) modules+=("${d#module-stub }") ;;
+      resource-stub\ *)
+        stub=${d#resource-stub }
+        {
+          echo "resource \"${stub%%.*}\" \"${stub#*.}\" {"
+          required_stub_attrs "${stub%%.*}" resource
+          echo "}"
+        } >"$dir/stub_${stub//./_}.tf"
+        ;;
     esac
   done
-  if [[ -z $frag ]]; then
+  if [[ -z $frag ]] && grep -q '^list "' "$blocks/$id.tf"; then
+    cp "$blocks/$id.tf" "$dir/block_$id.tfquery.hcl" # Terraform reads list blocks from query files
+  elif [[ -z $frag ]]; then
     cp "$blocks/$id.tf" "$dir/block_$id.tf"
   else
     IFS=. read -ra path <<<"$frag"
@@ -334,7 +381,7 @@ check_doc_blocks() {
       match($0, /^ */); indent = RLENGTH
       m = marker
       if (prev ~ /can be used with the `id` attribute/) m = "import-example"
-      if (prev ~ /can be used with the `identity` attribute/) m = "not validated: import by identity is Terraform 1.12+ (OpenTofu has no identities)"
+      if (prev ~ /can be used with the `identity` attribute/) m = "identity-example"
       printf "%s\t%s\t%d\t%s\n", id, FILENAME, FNR, m > (out "/index.tsv")
       file = out "/" id ".tf"; printf "" > file
       next
@@ -362,21 +409,23 @@ check_doc_blocks() {
       prev = $0
     }' README.md $(find docs templates -type f \( -name '*.md' -o -name '*.md.tmpl' \) | LC_ALL=C sort) || bad=1
   declare -gA block_file=() block_line=() block_marker=()
-  local -A unit_blocks=() unit_result=() seen_hash=() first_block=() reason=()
+  local -A unit_blocks=() unit_result=() seen_hash=() first_block=() reason=() id_import=()
   local -a units=()
   while IFS=$'\t' read -r id file line marker; do
     block_file[$id]=$file block_line[$id]=$line block_marker[$id]=$marker
     # A misspelt directive would silently check less: refuse it.
     IFS=';' read -ra dirs <<<"$marker"
     for d in "${dirs[@]}"; do
-      [[ $d =~ ^\ *(fragment\ [a-z_]+(\.[a-z_]+)*|module-stub\ [^\ ]+|page-config|not\ validated:\ .+|import-example)\ *$ ]] || {
-        echo "docs: $file:$line: unknown docs-check directive '$d' (fragment TYPE[.ATTR...], module-stub PATH, page-config, not validated: REASON)" >&2
+      [[ $d =~ ^\ *(fragment\ [a-z_]+(\.[a-z_]+)*|module-stub\ [^\ ]+|resource-stub\ [a-z_]+\.[a-z0-9_]+|page-config|terraform|not\ validated:\ .+|import-example|identity-example)\ *$ ]] || {
+        echo "docs: $file:$line: unknown docs-check directive '$d' (fragment TYPE[.ATTR...], module-stub PATH, resource-stub TYPE.NAME, page-config, terraform, not validated: REASON)" >&2
         bad=1
       }
     done
     [[ -n ${first_block[$file]:-} ]] || first_block[$file]=$id
-    if [[ $marker == import-example ]]; then
+    if [[ $marker == import-example || $marker == identity-example ]]; then
+      [[ $marker == import-example ]] && id_import[$id]=1
       block_marker[$id]=page-config
+      [[ $marker == identity-example ]] && block_marker[$id]="terraform; page-config"
       block_marker[${first_block[$file]}]="${block_marker[${first_block[$file]}]:+${block_marker[${first_block[$file]}]}; }page-config"
     fi
   done <"$blocks/index.tsv"
@@ -396,13 +445,24 @@ check_doc_blocks() {
       reason[$id]=${BASH_REMATCH[2]}
       continue
     fi
+    local cli=""
+    [[ $marker =~ (^|;)\ *terraform\ *(;|$) ]] && cli=tf
     if [[ $marker =~ (^|;)\ *page-config\ *(;|$) ]]; then
-      unit="page:${block_file[$id]}"
+      unit="${cli}page:${block_file[$id]}"
     else
-      unit="block:$id"
+      unit="${cli}block:$id"
     fi
     [[ -n ${unit_blocks[$unit]:-} ]] || units+=("$unit")
     unit_blocks[$unit]+=" $id"
+  done
+  # A Terraform page unit holds the page's OpenTofu page-config blocks too
+  # (an import by identity refers to the page's example resource), except
+  # the import by id, which imports the same resource.
+  for unit in "${units[@]}"; do
+    [[ $unit == tfpage:* ]] || continue
+    for id in ${unit_blocks[page:${unit#tfpage:}]:-}; do
+      [[ -n ${id_import[$id]:-} ]] || unit_blocks[$unit]="$id ${unit_blocks[$unit]}"
+    done
   done
   for unit in "${units[@]}"; do
     dir=$work/units/$(tr -c 'a-zA-Z0-9\n' _ <<<"$unit")
@@ -415,13 +475,19 @@ check_doc_blocks() {
     add_required_providers "$dir"
     set -- ${unit_blocks[$unit]}
     label="${block_file[$1]}:$(for id in "$@"; do printf '%s,' "${block_line[$id]}"; done | sed 's/,$//')"
-    hash=$(cd "$dir" && find . -type f | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
+    hash=$( (echo "${unit%%:*}" && cd "$dir" && find . -type f | LC_ALL=C sort | xargs cat) | sha256sum | cut -c1-16)
     if [[ -n ${seen_hash[$hash]:-} ]]; then
       unit_result[$unit]=${unit_result[${seen_hash[$hash]}]}
       continue
     fi
     seen_hash[$hash]=$unit
-    if tofu_validate "$dir" "$label"; then
+    local valid=false
+    if [[ $unit == tf* ]]; then
+      tf_validate "$dir" "$label (Terraform)" && valid=true
+    else
+      tofu_validate "$dir" "$label" && valid=true
+    fi
+    if $valid; then
       unit_result[$unit]=ok
     else
       unit_result[$unit]=FAILED
@@ -432,7 +498,7 @@ check_doc_blocks() {
   done
 
   # Summary per file.
-  local -A n_blocks=() n_frag=() n_ok=() n_failed=() notes=()
+  local -A n_blocks=() n_frag=() n_ok=() n_tf=() n_failed=() notes=()
   local -a files=()
   for id in $(cut -f1 "$blocks/index.tsv"); do
     file=${block_file[$id]}
@@ -443,23 +509,28 @@ check_doc_blocks() {
       notes[$file]+="; line ${block_line[$id]} not validated: ${reason[$id]}"
       continue
     fi
+    local result="" by_tf=false
     for unit in "${units[@]}"; do
       [[ " ${unit_blocks[$unit]} " == *" $id "* ]] || continue
-      if [[ ${unit_result[$unit]} == ok ]]; then
-        n_ok[$file]=$((${n_ok[$file]:-0} + 1))
-      else
-        n_failed[$file]=$((${n_failed[$file]:-0} + 1))
-      fi
+      [[ $unit == tf* && ${block_marker[$id]} =~ (^|;)\ *terraform\ *(;|$) ]] && by_tf=true
+      [[ $result == FAILED ]] || result=${unit_result[$unit]}
     done
+    if [[ $result == ok ]]; then
+      n_ok[$file]=$((${n_ok[$file]:-0} + 1))
+      $by_tf && n_tf[$file]=$((${n_tf[$file]:-0} + 1))
+    else
+      n_failed[$file]=$((${n_failed[$file]:-0} + 1))
+    fi
   done
-  local total=0 total_ok=0 total_frag=0 total_skip=0 total_failed=0
+  local total=0 total_ok=0 total_frag=0 total_tf=0 total_skip=0 total_failed=0
   for file in "${files[@]}"; do
-    log "hcl: $file: ${n_blocks[$file]} block(s), ${n_ok[$file]:-0} validated${n_frag[$file]:+ (${n_frag[$file]} of them fragments)}${n_failed[$file]:+, ${n_failed[$file]} FAILED}${notes[$file]:-}"
+    log "hcl: $file: ${n_blocks[$file]} block(s), ${n_ok[$file]:-0} validated${n_frag[$file]:+ (${n_frag[$file]} of them fragments)}${n_tf[$file]:+ (${n_tf[$file]} by Terraform)}${n_failed[$file]:+, ${n_failed[$file]} FAILED}${notes[$file]:-}"
     total=$((total + n_blocks[$file])) total_ok=$((total_ok + ${n_ok[$file]:-0}))
     total_frag=$((total_frag + ${n_frag[$file]:-0})) total_failed=$((total_failed + ${n_failed[$file]:-0}))
+    total_tf=$((total_tf + ${n_tf[$file]:-0}))
   done
   total_skip=${#reason[@]}
-  log "hcl: documentation: $total blocks in ${#files[@]} files: $total_ok validated ($total_frag fragments), $total_skip not validated (reasons above), $total_failed failed; ${#unformatted[@]} not formatted like tofu fmt${unformatted[*]:+ (${unformatted[*]})}; ${#seen_hash[@]} distinct configurations ran tofu validate"
+  log "hcl: documentation: $total blocks in ${#files[@]} files: $total_ok validated ($total_frag fragments, $total_tf by Terraform 1.15), $total_skip not validated (reasons above), $total_failed failed; ${#unformatted[@]} not formatted like tofu fmt${unformatted[*]:+ (${unformatted[*]})}; ${#seen_hash[@]} distinct configurations ran tofu or terraform validate"
   return $bad
 }
 
