@@ -41,13 +41,15 @@ var nonName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
 func configurable(a *tfprotov6.SchemaAttribute) bool { return a.Required || a.Optional }
 
+// lineWidth is the longest line an object or list is written on in one
+// line; longer values are written one attribute a line.
+const lineWidth = 100
+
 func writeAttrs(b *strings.Builder, attrs []*tfprotov6.SchemaAttribute, v tftypes.Value, depth int) {
 	var m map[string]tftypes.Value
 	if v.IsNull() || !v.IsKnown() || v.As(&m) != nil {
 		return
 	}
-	// the attributes written, sorted; a run of one-line values is aligned
-	// on "=" as `tofu fmt` aligns it
 	var written []*tfprotov6.SchemaAttribute
 	for _, a := range attrs {
 		av, ok := m[a.Name]
@@ -56,31 +58,110 @@ func writeAttrs(b *strings.Builder, attrs []*tfprotov6.SchemaAttribute, v tftype
 		}
 	}
 	sort.Slice(written, func(i, j int) bool { return written[i].Name < written[j].Name })
-	oneLine := func(a *tfprotov6.SchemaAttribute) bool { return a.NestedType == nil && isScalar(m[a.Name].Type()) }
-	for i := 0; i < len(written); i++ {
-		a, av := written[i], m[written[i].Name]
+	// each value on one line where it fits (a scalar, a small object or
+	// list: `target = { dev = "vda" }`), else spread over lines
+	values := make([]string, len(written))
+	for i, a := range written {
+		if line, ok := inlineAttr(a, m[a.Name]); ok && len(line)+len(a.Name)+3+2*depth <= lineWidth {
+			values[i] = line
+			continue
+		}
+		var vb strings.Builder
+		if a.NestedType != nil {
+			writeNested(&vb, a.NestedType, m[a.Name], depth)
+		} else {
+			writeValue(&vb, m[a.Name], depth)
+		}
+		values[i] = vb.String()
+	}
+	// a run of one-line values is aligned on "=" as `tofu fmt` aligns it
+	oneLine := func(i int) bool { return !strings.Contains(values[i], "\n") }
+	for i, a := range written {
 		indent(b, depth)
-		if !oneLine(a) {
-			fmt.Fprintf(b, "%s = ", a.Name)
-			if a.NestedType != nil {
-				writeNested(b, a.NestedType, av, depth)
-			} else {
-				writeValue(b, av, depth)
-			}
-			b.WriteString("\n")
+		if !oneLine(i) {
+			fmt.Fprintf(b, "%s = %s\n", a.Name, values[i])
 			continue
 		}
 		width := len(a.Name)
-		for j := i - 1; j >= 0 && oneLine(written[j]); j-- {
+		for j := i - 1; j >= 0 && oneLine(j); j-- {
 			width = max(width, len(written[j].Name))
 		}
-		for j := i + 1; j < len(written) && oneLine(written[j]); j++ {
+		for j := i + 1; j < len(written) && oneLine(j); j++ {
 			width = max(width, len(written[j].Name))
 		}
-		fmt.Fprintf(b, "%-*s = ", width, a.Name)
-		writeValue(b, av, depth)
-		b.WriteString("\n")
+		fmt.Fprintf(b, "%-*s = %s\n", width, a.Name, values[i])
 	}
+}
+
+// inlineAttr writes an attribute's value on one line, when it has one: a
+// scalar or list of scalars, or nested objects made of those.
+func inlineAttr(a *tfprotov6.SchemaAttribute, v tftypes.Value) (string, bool) {
+	if a.NestedType == nil {
+		if !isScalar(v.Type()) && !isScalarList(v) {
+			return "", false
+		}
+		var b strings.Builder
+		writeValue(&b, v, 0)
+		return b.String(), true
+	}
+	switch a.NestedType.Nesting {
+	case tfprotov6.SchemaObjectNestingModeSingle:
+		return inlineObject(a.NestedType.Attributes, v)
+	case tfprotov6.SchemaObjectNestingModeList, tfprotov6.SchemaObjectNestingModeSet:
+		var elems []tftypes.Value
+		_ = v.As(&elems)
+		parts := make([]string, len(elems))
+		for i, e := range elems {
+			p, ok := inlineObject(a.NestedType.Attributes, e)
+			if !ok {
+				return "", false
+			}
+			parts[i] = p
+		}
+		return "[" + strings.Join(parts, ", ") + "]", true
+	}
+	return "", false
+}
+
+// inlineObject writes `{ a = 1, b = { c = "x" } }`, or reports that the
+// object has a value that needs lines of its own.
+func inlineObject(attrs []*tfprotov6.SchemaAttribute, v tftypes.Value) (string, bool) {
+	var m map[string]tftypes.Value
+	if v.IsNull() || !v.IsKnown() || v.As(&m) != nil {
+		return "", false
+	}
+	var parts []string
+	sorted := append([]*tfprotov6.SchemaAttribute(nil), attrs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	for _, a := range sorted {
+		av, ok := m[a.Name]
+		if !ok || !configurable(a) || av.IsNull() || !av.IsKnown() || a.Sensitive || a.WriteOnly {
+			continue
+		}
+		p, ok := inlineAttr(a, av)
+		if !ok || strings.Contains(p, "\n") {
+			return "", false
+		}
+		parts = append(parts, a.Name+" = "+p)
+	}
+	if len(parts) == 0 {
+		return "{}", true
+	}
+	return "{ " + strings.Join(parts, ", ") + " }", true
+}
+
+func isScalarList(v tftypes.Value) bool {
+	if !v.Type().Is(tftypes.List{}) && !v.Type().Is(tftypes.Set{}) {
+		return false
+	}
+	var elems []tftypes.Value
+	_ = v.As(&elems)
+	for _, e := range elems {
+		if !isScalar(e.Type()) {
+			return false
+		}
+	}
+	return true
 }
 
 func writeNested(b *strings.Builder, nt *tfprotov6.SchemaObject, v tftypes.Value, depth int) {
@@ -97,7 +178,11 @@ func writeNested(b *strings.Builder, nt *tfprotov6.SchemaObject, v tftypes.Value
 		b.WriteString("[\n")
 		for _, e := range elems {
 			indent(b, depth+1)
-			writeObject(b, nt.Attributes, e, depth+1)
+			if line, ok := inlineObject(nt.Attributes, e); ok && len(line)+1+2*(depth+1) <= lineWidth {
+				b.WriteString(line)
+			} else {
+				writeObject(b, nt.Attributes, e, depth+1)
+			}
 			b.WriteString(",\n")
 		}
 		indent(b, depth)

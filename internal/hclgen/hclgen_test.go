@@ -1,6 +1,7 @@
 package hclgen
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -35,17 +36,59 @@ func TestResource(t *testing.T) {
 		}),
 	})
 	want := `resource "libvirt_domain" "web-1" {
-  disks = [
-    {
-      dev = "vda"
-    },
-  ]
+  disks  = [{ dev = "vda" }]
   memory = 65536
   name   = "a \"b\"\n$${x} %%{y}"
-  tags = ["x"]
+  tags   = ["x"]
 }
 `
 	if got := Resource("libvirt_domain", "web-1", sch, v); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A value too long for one line is spread over lines, an element of a list
+// at a time.
+func TestResourceLongValues(t *testing.T) {
+	source := &tfprotov6.SchemaObject{Nesting: tfprotov6.SchemaObjectNestingModeSingle, Attributes: []*tfprotov6.SchemaAttribute{
+		{Name: "file", Type: tftypes.String, Optional: true},
+	}}
+	disk := &tfprotov6.SchemaObject{Nesting: tfprotov6.SchemaObjectNestingModeList, Attributes: []*tfprotov6.SchemaAttribute{
+		{Name: "dev", Type: tftypes.String, Optional: true},
+		{Name: "source", Optional: true, NestedType: source},
+	}}
+	sch := &tfprotov6.Schema{Block: &tfprotov6.SchemaBlock{Attributes: []*tfprotov6.SchemaAttribute{
+		{Name: "disks", Optional: true, NestedType: disk},
+		{Name: "name", Type: tftypes.String, Required: true},
+	}}}
+	typ := sch.ValueType().(tftypes.Object)
+	elemType := typ.AttributeTypes["disks"].(tftypes.List).ElementType.(tftypes.Object)
+	srcType := elemType.AttributeTypes["source"]
+	elem := func(dev, file string) tftypes.Value {
+		return tftypes.NewValue(elemType, map[string]tftypes.Value{
+			"dev":    tftypes.NewValue(tftypes.String, dev),
+			"source": tftypes.NewValue(srcType, map[string]tftypes.Value{"file": tftypes.NewValue(tftypes.String, file)}),
+		})
+	}
+	long := "/var/lib/libvirt/images/" + strings.Repeat("x", 60) + ".qcow2"
+	v := tftypes.NewValue(typ, map[string]tftypes.Value{
+		"name":  tftypes.NewValue(tftypes.String, "d"),
+		"disks": tftypes.NewValue(typ.AttributeTypes["disks"], []tftypes.Value{elem("vda", "/a.qcow2"), elem("vdb", long)}),
+	})
+	want := `resource "libvirt_domain" "d" {
+  disks = [
+    { dev = "vda", source = { file = "/a.qcow2" } },
+    {
+      dev = "vdb"
+      source = {
+        file = "` + long + `"
+      }
+    },
+  ]
+  name = "d"
+}
+`
+	if got := Resource("libvirt_domain", "d", sch, v); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }

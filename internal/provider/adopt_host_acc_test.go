@@ -340,6 +340,27 @@ func resourceBlocks(generated string) map[string]string {
 	return out
 }
 
+// lineReport lists the generated resource blocks with the object's name and
+// their line count, one a line, by address.
+func lineReport(generated string) string {
+	lines := blockLines(generated)
+	addrs := make([]string, 0, len(lines))
+	for a := range lines {
+		addrs = append(addrs, a)
+	}
+	sort.Strings(addrs)
+	var report strings.Builder
+	blocks := resourceBlocks(generated)
+	for _, a := range addrs {
+		name := ""
+		if m := nameLine.FindStringSubmatch(blocks[a]); m != nil {
+			name = m[1]
+		}
+		fmt.Fprintf(&report, "  %-36s %-28s %4d lines\n", a, name, lines[a])
+	}
+	return report.String()
+}
+
 var nameLine = regexp.MustCompile(`(?m)^  name += "([^"]*)"`)
 
 var planSummary = regexp.MustCompile(`Plan: (\d+) to import, (\d+) to add, (\d+) to change, (\d+) to destroy`)
@@ -377,22 +398,9 @@ func TestAccAdoptHost_terraformQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	keepGenerated(t, "terraform-generated.tf", string(generated))
 	lines := blockLines(string(generated))
-	addrs := make([]string, 0, len(lines))
-	for a := range lines {
-		addrs = append(addrs, a)
-	}
-	sort.Strings(addrs)
-	var report strings.Builder
-	blocks := resourceBlocks(string(generated))
-	for _, a := range addrs {
-		name := ""
-		if m := nameLine.FindStringSubmatch(blocks[a]); m != nil {
-			name = m[1]
-		}
-		fmt.Fprintf(&report, "  %-36s %-28s %4d lines\n", a, name, lines[a])
-	}
-	t.Logf("generated configuration, lines per object (%d objects, %d lines in all):\n%s", len(lines), strings.Count(string(generated), "\n"), report.String())
+	t.Logf("generated configuration, lines per object (%d objects, %d lines in all):\n%s", len(lines), strings.Count(string(generated), "\n"), lineReport(string(generated)))
 	if len(lines) != h.objects {
 		t.Fatalf("the query generated %d resource blocks, the host has %d objects:\n%s", len(lines), h.objects, generated)
 	}
@@ -434,6 +442,15 @@ func TestAccAdoptHost_terraformQuery(t *testing.T) {
 	}
 	if n := countIdentities(t, statePath); n != h.objects {
 		t.Errorf("after a refresh %d state objects carry an identity, want %d", n, h.objects)
+	}
+}
+
+// keepGenerated copies a generated configuration into $TFPLV_ADOPT_KEEP
+// (when set), to read what the shortening left.
+func keepGenerated(t *testing.T, name, text string) {
+	t.Helper()
+	if dir := os.Getenv("TFPLV_ADOPT_KEEP"); dir != "" {
+		mustWrite(t, filepath.Join(dir, name), text)
 	}
 }
 

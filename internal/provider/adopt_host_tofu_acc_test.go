@@ -77,8 +77,16 @@ func TestAccAdoptHost_opentofu(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("tofu output failed (exit %d):\n%s", code, adopted)
 	}
+	keepGenerated(t, "opentofu-generated.tf", adopted)
 	lines := blockLines(adopted)
-	t.Logf("data sources read in %v; configuration: %d resource blocks, %d lines in all", took, len(lines), strings.Count(adopted, "\n"))
+	t.Logf("data sources read in %v; configuration: %d resource blocks, %d lines in all:\n%s", took, len(lines), strings.Count(adopted, "\n"), lineReport(adopted))
+	// the issue's goal: a typical virt-install domain in at most 60 lines
+	for _, d := range []string{"vi-vnc", "vi-spice"} {
+		addr := "libvirt_domain." + adoptPrefix + d
+		if n, ok := lines[addr]; !ok || n > 60 {
+			t.Errorf("%s: %d lines (found: %t), want at most 60", addr, n, ok)
+		}
+	}
 	if len(lines) != h.objects {
 		t.Fatalf("the data sources wrote %d resource blocks, the host has %d objects:\n%s", len(lines), h.objects, adopted)
 	}
@@ -87,6 +95,10 @@ func TestAccAdoptHost_opentofu(t *testing.T) {
 	mustWrite(t, filepath.Join(work, "main.tf"), fmt.Sprintf("terraform {\n  required_providers {\n    libvirt = { source = \"virtxml/libvirt\" }\n  }\n}\n%s", testAccProviderConfig()))
 	if err := os.Remove(filepath.Join(work, "terraform.tfstate")); err != nil {
 		t.Fatal(err)
+	}
+	// written as a person writes it: `tofu fmt` changes nothing
+	if out, code := tofu("fmt", "-check", "-diff", "-no-color", "adopted.tf"); code != 0 {
+		t.Errorf("tofu fmt would change the generated configuration (exit %d):\n%s", code, out)
 	}
 
 	out, code := tofu("plan", "-no-color", "-input=false", "-detailed-exitcode")

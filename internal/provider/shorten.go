@@ -2,6 +2,8 @@ package provider
 
 import (
 	"reflect"
+	"regexp"
+	"strings"
 
 	"libvirt.org/go/libvirtxml"
 )
@@ -36,7 +38,42 @@ func (r *domainResource) Shorten(doc *libvirtxml.Domain) {
 	}
 	if doc.Devices != nil {
 		shortenDevices(doc.Devices)
+		if reflect.ValueOf(*doc.Devices).IsZero() {
+			doc.Devices = nil // nothing left that libvirt would not add
+		}
 	}
+}
+
+// Shorten drops from a network what libvirt picks when it is absent: the
+// bridge (the first free virbrN, spanning tree on, no delay) and the MAC
+// address it generates for the bridge.
+func (r *networkResource) Shorten(doc *libvirtxml.Network) {
+	if b := doc.Bridge; b != nil && autoBridge.MatchString(b.Name) && b.STP == "on" && (b.Delay == "" || b.Delay == "0") && b.MACTableManager == "" && b.Zone == "" {
+		doc.Bridge = nil
+	}
+	doc.MAC = nil
+}
+
+// autoBridge is the name libvirt gives a network's bridge when none is set.
+var autoBridge = regexp.MustCompile(`^virbr[0-9]+$`)
+
+// Shorten drops from a volume what libvirt reports rather than takes: the
+// key and the path (derived from the pool and the name: libvirt replaces
+// what a definition says), and the allocation and physical size the image
+// has now.
+func (r *volumeResource) Shorten(doc *libvirtxml.StorageVolume) {
+	doc.Key = ""
+	doc.Allocation = nil
+	doc.Physical = nil
+	if t := doc.Target; t != nil && strings.HasSuffix(t.Path, "/"+doc.Name) {
+		t.Path = ""
+	}
+}
+
+// Shorten drops from a pool the sizes libvirt reports (what its storage
+// holds and has free): a definition's sizes are ignored.
+func (r *poolResource) Shorten(doc *libvirtxml.StoragePool) {
+	doc.Allocation, doc.Capacity, doc.Available = nil, nil, nil
 }
 
 // shortenDevices drops device addresses and aliases, and the devices libvirt
@@ -92,9 +129,18 @@ func shortenDevices(d *libvirtxml.DomainDeviceList) {
 		}
 	}
 	for i := range d.Disks {
-		defaultString(&d.Disks[i].Device, "disk")
-		if drv := d.Disks[i].Driver; drv != nil {
+		disk := &d.Disks[i]
+		// a cdrom is read-only whether or not <readonly/> says so
+		if disk.Device == "cdrom" && disk.ReadOnly != nil {
+			disk.ReadOnly = nil
+		}
+		defaultString(&disk.Device, "disk")
+		if drv := disk.Driver; drv != nil {
 			defaultString(&drv.Name, "qemu")
+		}
+		// libvirt derives the bus from the target's name: vdX is virtio
+		if t := disk.Target; t != nil && t.Bus == "virtio" && strings.HasPrefix(t.Dev, "vd") {
+			t.Bus = ""
 		}
 	}
 	for i := range d.TPMs {
