@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,7 +29,7 @@ func TestAccProvider_aliases(t *testing.T) {
 		t.Fatalf("building the provider: %v\n%s", err, out)
 	}
 	cli := filepath.Join(dir, "cli.tfrc")
-	mustWrite(t, cli, fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.opentofu.org/virtxml/libvirt\" = %q\n  }\n  direct {}\n}\n", binDir))
+	mustWrite(t, cli, cliOverrides{BinDir: binDir, Registries: []string{"registry.opentofu.org"}}.config())
 	root := filepath.Join(dir, "root")
 	mustWrite(t, filepath.Join(root, "main.tf"), `
 terraform {
