@@ -31,17 +31,7 @@ func TestAccProvider_aliases(t *testing.T) {
 	cli := filepath.Join(dir, "cli.tfrc")
 	mustWrite(t, cli, cliOverrides{BinDir: binDir, Registries: []string{"registry.opentofu.org"}}.config())
 	root := filepath.Join(dir, "root")
-	mustWrite(t, filepath.Join(root, "main.tf"), `
-terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-
-provider "libvirt" {
-  uri = "`+testAccURI()+`"
-}
-
+	mustWrite(t, filepath.Join(root, "main.tf"), "\n"+virtxmlRequiredProviders+testAccProviderConfig()+`
 provider "libvirt" {
   alias = "other"
   uri   = "test:///default"

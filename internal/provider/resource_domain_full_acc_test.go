@@ -442,13 +442,7 @@ func TestAccDomain_full(t *testing.T) {
 			{
 				// an import step's configuration is used as written: name the
 				// provider's source (other steps get it from the factories)
-				Config: `
-terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-` + testAccDomainFullConfig(prefix, rename),
+				Config:             "\n" + virtxmlRequiredProviders + testAccDomainFullConfig(prefix, rename),
 				ResourceName:       addr,
 				ImportState:        true,
 				ImportStateIdFunc:  func(*terraform.State) (string, error) { return uuid, nil },

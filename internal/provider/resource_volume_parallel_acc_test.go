@@ -161,13 +161,7 @@ func TestAccStorageExamples_validate(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()
-		header := `terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-`
-		if err := os.WriteFile(filepath.Join(dir, "main.tf"), append([]byte(header), src...), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "main.tf"), append([]byte(virtxmlRequiredProviders), src...), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		tofu(t, dir, reattach, "init", "-input=false", "-no-color")
