@@ -233,7 +233,7 @@ func buildProviderForCLI(t *testing.T, dir string) (cliConfig string) {
 		t.Fatalf("building the provider: %v\n%s", err, out)
 	}
 	cliConfig = filepath.Join(dir, "cli.tfrc")
-	mustWrite(t, cliConfig, fmt.Sprintf("disable_checkpoint = true\nprovider_installation {\n  dev_overrides {\n    \"registry.terraform.io/virtxml/libvirt\" = %q\n  }\n  direct {}\n}\n", binDir))
+	mustWrite(t, cliConfig, cliOverrides{BinDir: binDir, Registries: []string{"registry.terraform.io"}, NoCheckpoint: true}.config())
 	return cliConfig
 }
 

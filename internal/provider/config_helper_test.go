@@ -55,3 +55,37 @@ func TestConfigHelperRenders(t *testing.T) {
 	}()
 	testConfig(`{{.Missing}}`, map[string]any{})
 }
+
+// cliOverrides is the CLI configuration (TF_CLI_CONFIG_FILE) of a test that
+// runs the tofu or terraform binary itself: virtxml/libvirt of each of
+// Registries is the provider binary in BinDir (dev_overrides).
+type cliOverrides struct {
+	BinDir     string
+	Registries []string // "registry.opentofu.org", "registry.terraform.io"
+	// NoCheckpoint turns off terraform's version check (disable_checkpoint).
+	NoCheckpoint bool
+}
+
+const cliOverridesTemplate = `{{if .NoCheckpoint}}disable_checkpoint = true
+{{end}}provider_installation {
+  dev_overrides {
+{{- range .Registries}}
+    "{{.}}/virtxml/libvirt" = {{q $.BinDir}}
+{{- end}}
+  }
+  direct {}
+}
+`
+
+func (c cliOverrides) config() string {
+	return renderConfig(cliOverridesTemplate, c)
+}
+
+// virtxmlRequiredProviders is the terraform block of a configuration run by
+// the tofu binary itself: libvirt is virtxml/libvirt.
+const virtxmlRequiredProviders = `terraform {
+  required_providers {
+    libvirt = { source = "virtxml/libvirt" }
+  }
+}
+`

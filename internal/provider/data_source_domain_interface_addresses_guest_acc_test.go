@@ -115,18 +115,18 @@ func TestAccDomainInterfaceAddresses_guest(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: testAccProviderConfig() + fmt.Sprintf(`
+			Config: testConfig(`
 data "libvirt_domain_interface_addresses" "lease" {
-  domain = %[1]q
+  domain = {{q .DomainUUID}}
   wait   = { timeout = "6m" }
 }
 
 data "libvirt_domain_interface_addresses" "agent" {
-  domain = %[1]q
+  domain = {{q .DomainUUID}}
   source = "agent"
   wait   = { timeout = "6m", until = "all_interfaces" }
 }
-`, uuid),
+`, map[string]string{"DomainUUID": uuid}),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.libvirt_domain_interface_addresses.lease", tfjsonpath.New("ipv4_addresses"), oneAddress),
 				statecheck.ExpectKnownValue("data.libvirt_domain_interface_addresses.lease",

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -209,13 +208,13 @@ func BenchmarkLookupColdSchema(b *testing.B) {
 func TestLookupArgumentErrors(t *testing.T) {
 	cases := map[string]struct{ config, want string }{
 		"network: none": {`data "libvirt_network" "x" {}`, `Missing lookup argument.*Give\s+` + "`name` or `uuid`" + `\s+to\s+find\s+the\s+network`},
-		"network: both": {fmt.Sprintf(`data "libvirt_network" "x" {
+		"network: both": {renderConfig(`data "libvirt_network" "x" {
   name = "a"
-  uuid = %q
+  uuid = {{q .}}
 }`, lookupMissing), `Ambiguous lookup.*` + "`uuid` cannot be combined with `name`"},
-		"domain: both": {fmt.Sprintf(`data "libvirt_domain" "x" {
+		"domain: both": {renderConfig(`data "libvirt_domain" "x" {
   name = "a"
-  uuid = %q
+  uuid = {{q .}}
 }`, lookupMissing), `Ambiguous lookup.*` + "`uuid` cannot be combined with `name`"},
 		"pool: bad uuid":   {`data "libvirt_pool" "x" { uuid = "not-a-uuid" }`, `Invalid lookup argument.*` + "`uuid`" + `: "not-a-uuid" is not a UUID`},
 		"pool: empty name": {`data "libvirt_pool" "x" { name = "" }`, `Invalid lookup argument.*` + "`name` is empty"},

@@ -140,13 +140,13 @@ func TestFault_providerKilledMidUpload(t *testing.T) {
 	const size = 64 << 20
 	srv := slowContent(t, size, 'z')
 	dir := t.TempDir()
-	tofu := tofuWorkdir(t, dir, fmt.Sprintf(`
+	tofu := tofuWorkdir(t, dir, renderConfig(`
 resource "libvirt_volume" "v" {
-  name   = %q
-  pool   = %q
-  create = { content = { url = "%s/image.raw" } }
+  name   = {{q .Name}}
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.URL}}/image.raw" } }
 }
-`, name, pool, srv.URL))
+`, map[string]string{"Name": name, "Pool": pool, "URL": srv.URL}))
 	done := make(chan int, 1)
 	go func() {
 		_, code := tofu("apply", "-input=false", "-no-color", "-auto-approve")
@@ -245,29 +245,19 @@ func TestFault_frozenPathAndInterrupt(t *testing.T) {
 	relay := testrelay.New(t, "/var/run/libvirt/libvirt-sock")
 	img := slowContent(t, 64<<20, 0)
 	dir := t.TempDir()
-	tofuWorkdir(t, dir, fmt.Sprintf(`
-terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-
-provider "libvirt" {
-  uri = "qemu+tcp://%[1]s/system"
-}
-
+	tofuWorkdir(t, dir, faultRelayProvider(relay.Addr())+renderConfig(`
 resource "libvirt_volume" "small" {
   name     = "tfflt-frozen-small.img"
-  pool     = %[3]q
+  pool     = {{q .Pool}}
   capacity = 1048576
 }
 
 resource "libvirt_volume" "v" {
-  name   = %[2]q
-  pool   = %[3]q
-  create = { content = { url = "%[4]s/image.raw" } }
+  name   = {{q .Name}}
+  pool   = {{q .Pool}}
+  create = { content = { url = "{{.URL}}/image.raw" } }
 }
-`, relay.Addr(), name, pool, img.URL))
+`, map[string]string{"Name": name, "Pool": pool, "URL": img.URL}))
 	t.Cleanup(func() { _, _ = virsh("vol-delete", "--pool", pool, "tfflt-frozen-small.img") })
 	_, wait := startTofu(t, dir, "apply", "-input=false", "-no-color", "-auto-approve", "-target=libvirt_volume.small")
 	if code, out := wait(); code != 0 {
@@ -401,18 +391,7 @@ func TestFault_relayKilledDuringParallelApply(t *testing.T) {
 	relay := testrelay.New(t, "/var/run/libvirt/libvirt-sock")
 	content := slowContent(t, 16<<20, 0).URL + "/image.raw"
 	dir := t.TempDir()
-	provider := fmt.Sprintf(`
-terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-
-provider "libvirt" {
-  uri = "qemu+tcp://%s/system"
-}
-`, relay.Addr())
-	tofu := tofuWorkdir(t, dir, faultFleetConfig(prefix, pool, content, provider, 20, 10, 10))
+	tofu := tofuWorkdir(t, dir, faultFleetConfig(prefix, pool, content, faultRelayProvider(relay.Addr()), 20, 10, 10))
 
 	_, wait := startTofu(t, dir, "apply", "-input=false", "-no-color", "-auto-approve", "-parallelism=20")
 	// kill the path once the creates have begun and some domains exist
@@ -497,38 +476,48 @@ func namesOutsideState(t *testing.T, tofu func(args ...string) (string, int), po
 	return outside
 }
 
+// faultRelayProvider is the terraform and provider blocks of a case whose
+// provider reaches libvirtd through the relay at relayAddr (host:port).
+func faultRelayProvider(relayAddr string) string {
+	return renderConfig("\n"+virtxmlRequiredProviders+`
+provider "libvirt" {
+  uri = "qemu+tcp://{{.RelayAddr}}/system"
+}
+`, map[string]string{"RelayAddr": relayAddr})
+}
+
 // faultFleetConfig is the configuration of the parallel-apply fault cases:
 // empties empty volumes, uploads volumes filled from content, and domains
 // domains each using one empty volume, all named prefix-N; provider is the
 // terraform and provider blocks ("" for the test's default).
 func faultFleetConfig(prefix, pool, content, provider string, empties, uploads, domains int) string {
-	return provider + fmt.Sprintf(`
+	return provider + renderConfig(`
 resource "libvirt_volume" "empty" {
-  count    = %[6]d
-  name     = "%[1]s-${count.index}.img"
-  pool     = %[2]q
+  count    = {{.Empties}}
+  name     = "{{.Prefix}}-${count.index}.img"
+  pool     = {{q .Pool}}
   capacity = 1048576
 }
 
 resource "libvirt_volume" "uploaded" {
-  count  = %[7]d
-  name   = "%[1]s-${count.index + %[6]d}.img"
-  pool   = %[2]q
-  create = { content = { url = %[3]q } }
+  count  = {{.Uploads}}
+  name   = "{{.Prefix}}-${count.index + {{.Empties}}}.img"
+  pool   = {{q .Pool}}
+  create = { content = { url = {{q .ContentURL}} } }
 }
 
 resource "libvirt_domain" "vm" {
-  count       = %[5]d
-  name        = "%[1]s-${count.index}"
-  type        = %[4]q
+  count       = {{.Domains}}
+  name        = "{{.Prefix}}-${count.index}"
+  type        = {{q domainType}}
   memory      = 32
   memory_unit = "MiB"
   os          = { type = "hvm" }
   devices = {
-    disks = [{ source = { volume = { pool = %[2]q, volume = libvirt_volume.empty[count.index].name } }, target = { dev = "vda" } }]
+    disks = [{ source = { volume = { pool = {{q .Pool}}, volume = libvirt_volume.empty[count.index].name } }, target = { dev = "vda" } }]
   }
 }
-`, prefix, pool, content, testAccDomainType(), domains, empties, uploads)
+`, map[string]any{"Prefix": prefix, "Pool": pool, "ContentURL": content, "Domains": domains, "Empties": empties, "Uploads": uploads})
 }
 
 // faultFleetCleanup removes what a fault case may have left: domains

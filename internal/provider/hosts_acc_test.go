@@ -41,15 +41,15 @@ func testAccURIB(t *testing.T) string {
 // provider's uri. Both are local to this machine: migrations skip libvirt's
 // shared-file-system check (migrate_unsafe), the provider's check remains.
 func testAccHostsProvider(uriB string) string {
-	return fmt.Sprintf(`
+	return renderConfig(`
 provider "libvirt" {
-  uri = %[1]q
+  uri = {{q .HostAURI}}
   hosts = {
-    a = { uri = %[1]q, migrate_unsafe = true }
-    b = { uri = %[2]q, migrate_unsafe = true }
+    a = { uri = {{q .HostAURI}}, migrate_unsafe = true }
+    b = { uri = {{q .HostBURI}}, migrate_unsafe = true }
   }
 }
-`, testAccURI(), uriB)
+`, map[string]string{"HostAURI": testAccURI(), "HostBURI": uriB})
 }
 
 // onHost runs op on the libvirtd at uri.
@@ -178,15 +178,15 @@ func removeDomainEverywhere(t *testing.T, uriB, name string) {
 // testAccHostsPlainDomain is a TCG domain without OS or disks (it runs,
 // spinning in the firmware): enough to move.
 func testAccHostsPlainDomain(uriB, name, host string, running bool, extra string) string {
-	return testAccHostsProvider(uriB) + fmt.Sprintf(`
+	return testAccHostsProvider(uriB) + renderConfig(`
 resource "libvirt_domain" "plain" {
-  name             = %[1]q
-  host             = %[2]q
+  name             = {{q .Name}}
+  host             = {{q .Host}}
   type             = "qemu"
   memory           = 64
   memory_unit      = "MiB"
   vcpu             = 1
-  running          = %[3]t
+  running          = {{.Running}}
   autostart        = true
   shutdown_timeout = "0s"
   os = { type = "hvm" }
@@ -194,7 +194,7 @@ resource "libvirt_domain" "plain" {
     graphics = [{ vnc = { listen = "127.0.0.1", auto_port = true } }]
   }
 }
-%[4]s`, name, host, running, extra)
+{{.Extra}}`, map[string]any{"Name": name, "Host": host, "Running": running, "Extra": extra})
 }
 
 // TestAccHosts_movePlainDomain moves a running domain without OS from host a
@@ -310,12 +310,12 @@ func TestAccHosts_refuseNonShared(t *testing.T) {
 	removeDomainEverywhere(t, uriB, name)
 	dir := "/var/tmp/tfacc-mh-only-a"
 	config := func(host string) string {
-		return testAccHostsProvider(uriB) + fmt.Sprintf(`
+		return testAccHostsProvider(uriB) + renderConfig(`
 resource "libvirt_pool" "local" {
   name   = "tfacc-mh-only-a"
   host   = "a"
   type   = "dir"
-  target = { path = %[3]q }
+  target = { path = {{q .PoolDir}} }
 }
 
 resource "libvirt_volume" "local" {
@@ -335,8 +335,8 @@ resource "libvirt_volume" "local2" {
 }
 
 resource "libvirt_domain" "local" {
-  name        = %[1]q
-  host        = %[2]q
+  name        = {{q .Name}}
+  host        = {{q .Host}}
   type        = "qemu"
   memory      = 64
   memory_unit = "MiB"
@@ -357,7 +357,7 @@ resource "libvirt_domain" "local" {
     ]
   }
 }
-`, name, host, dir)
+`, map[string]string{"Name": name, "Host": host, "PoolDir": dir})
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -389,32 +389,28 @@ func TestAccHosts_perResourceHost(t *testing.T) {
 	prefix := "tfacc-mh-res"
 	dir := "/var/tmp/" + prefix + "-pool"
 	config := func(poolHost, netHost string) string {
-		ph := "null"
-		if poolHost != "" {
-			ph = fmt.Sprintf("%q", poolHost)
-		}
-		return testAccHostsProvider(uriB) + fmt.Sprintf(`
+		return testAccHostsProvider(uriB) + renderConfig(`
 resource "libvirt_network" "net" {
-  name      = "%[1]s-net"
-  host      = %[3]q
+  name      = "{{.Prefix}}-net"
+  host      = {{q .NetHost}}
   autostart = false
   bridge    = { name = "tfmh-br0" }
 }
 
 resource "libvirt_pool" "pool" {
-  name   = "%[1]s-pool"
-  host   = %[2]s
+  name   = "{{.Prefix}}-pool"
+  host   = {{if .PoolHost}}{{q .PoolHost}}{{else}}null{{end}}
   type   = "dir"
-  target = { path = %[4]q }
+  target = { path = {{q .PoolDir}} }
 }
 
 resource "libvirt_volume" "vol" {
-  name     = "%[1]s-vol.raw"
+  name     = "{{.Prefix}}-vol.raw"
   host     = libvirt_pool.pool.host
   pool     = libvirt_pool.pool.name
   capacity = 1048576
 }
-`, prefix, ph, netHost, dir)
+`, map[string]string{"Prefix": prefix, "PoolHost": poolHost, "NetHost": netHost, "PoolDir": dir})
 	}
 	on := func(host, what, name string, want bool) resource.TestCheckFunc {
 		return func(*terraform.State) error {
@@ -578,24 +574,24 @@ func TestAccHosts_aliasSwitchOrphans(t *testing.T) {
 	uriB := testAccURIB(t)
 	name := "tfacc-mh-alias"
 	config := func(alias string) string {
-		return fmt.Sprintf(`
+		return renderConfig(`
 provider "libvirt" {
   alias = "a"
-  uri   = %[1]q
+  uri   = {{q .HostAURI}}
 }
 
 provider "libvirt" {
   alias = "b"
-  uri   = %[2]q
+  uri   = {{q .HostBURI}}
 }
 
 resource "libvirt_pool" "pool" {
-  provider = libvirt.%[3]s
-  name     = %[4]q
+  provider = libvirt.{{.Alias}}
+  name     = {{q .Name}}
   type     = "dir"
-  target   = { path = "/var/tmp/%[4]s" }
+  target   = { path = "/var/tmp/{{.Name}}" }
 }
-`, testAccURI(), uriB, alias, name)
+`, map[string]string{"HostAURI": testAccURI(), "HostBURI": uriB, "Alias": alias, "Name": name})
 	}
 	t.Cleanup(func() {
 		onHost(t, testAccURI(), func(l *libvirt.Libvirt) error {

@@ -108,15 +108,15 @@ func newPeerWorkdir(t *testing.T, oldVersion string) *peerWorkdir {
 	}
 	w := &peerWorkdir{t: t, dir: filepath.Join(root, "work"), cli: filepath.Join(root, "cli.tfrc")}
 	mustMkdir(t, w.dir)
-	mustWrite(t, w.cli, fmt.Sprintf(`disable_checkpoint = true
+	mustWrite(t, w.cli, renderConfig(`disable_checkpoint = true
 provider_installation {
   filesystem_mirror {
-    path    = %q
+    path    = {{q .Mirror}}
     include = ["registry.opentofu.org/dmacvicar/libvirt", "registry.opentofu.org/virtxml/libvirt",
                "registry.terraform.io/dmacvicar/libvirt", "registry.terraform.io/virtxml/libvirt"]
   }
 }
-`, mirror))
+`, map[string]string{"Mirror": mirror}))
 	return w
 }
 
@@ -633,17 +633,17 @@ func TestAccPeer097_lab(t *testing.T) {
 		},
 		config: func(images string) string {
 			vm := func(n int) string {
-				return fmt.Sprintf(`
-resource "libvirt_cloudinit_disk" "vm%[1]d_init" {
-  name = "mig-lab-vm%[1]d-init"
+				return renderConfig(`
+resource "libvirt_cloudinit_disk" "vm{{.VM}}_init" {
+  name = "mig-lab-vm{{.VM}}-init"
   user_data = <<-EOF
     #cloud-config
     ssh_pwauth: true
     timezone: UTC
   EOF
   meta_data = <<-EOF
-    instance-id: vm%[1]d-001
-    local-hostname: vm%[1]d
+    instance-id: vm{{.VM}}-001
+    local-hostname: vm{{.VM}}
   EOF
   network_config = <<-EOF
     version: 2
@@ -653,18 +653,18 @@ resource "libvirt_cloudinit_disk" "vm%[1]d_init" {
   EOF
 }
 
-resource "libvirt_volume" "vm%[1]d_cloudinit" {
-  name = "mig-lab-vm%[1]d-cloudinit.iso"
+resource "libvirt_volume" "vm{{.VM}}_cloudinit" {
+  name = "mig-lab-vm{{.VM}}-cloudinit.iso"
   pool = libvirt_pool.lab.name
   create = {
     content = {
-      url = libvirt_cloudinit_disk.vm%[1]d_init.path
+      url = libvirt_cloudinit_disk.vm{{.VM}}_init.path
     }
   }
 }
 
-resource "libvirt_volume" "vm%[1]d_disk" {
-  name   = "mig-lab-vm%[1]d-disk.qcow2"
+resource "libvirt_volume" "vm{{.VM}}_disk" {
+  name   = "mig-lab-vm{{.VM}}-disk.qcow2"
   pool   = libvirt_pool.lab.name
   target = {
     format = {
@@ -680,8 +680,8 @@ resource "libvirt_volume" "vm%[1]d_disk" {
   }
 }
 
-resource "libvirt_domain" "vm%[1]d" {
-  name        = "mig-lab-vm%[1]d"
+resource "libvirt_domain" "vm{{.VM}}" {
+  name        = "mig-lab-vm{{.VM}}"
   memory      = 128
   memory_unit = "MiB"
   vcpu        = 1
@@ -696,8 +696,8 @@ resource "libvirt_domain" "vm%[1]d" {
       {
         source = {
           volume = {
-            pool   = libvirt_volume.vm%[1]d_disk.pool
-            volume = libvirt_volume.vm%[1]d_disk.name
+            pool   = libvirt_volume.vm{{.VM}}_disk.pool
+            volume = libvirt_volume.vm{{.VM}}_disk.name
           }
         }
         target = {
@@ -712,8 +712,8 @@ resource "libvirt_domain" "vm%[1]d" {
         device = "cdrom"
         source = {
           volume = {
-            pool   = libvirt_volume.vm%[1]d_cloudinit.pool
-            volume = libvirt_volume.vm%[1]d_cloudinit.name
+            pool   = libvirt_volume.vm{{.VM}}_cloudinit.pool
+            volume = libvirt_volume.vm{{.VM}}_cloudinit.name
           }
         }
         target = {
@@ -726,7 +726,7 @@ resource "libvirt_domain" "vm%[1]d" {
       {
         type  = "network"
         model = { type = "virtio" }
-        mac   = { address = "52:54:00:41:01:1%[1]d" }
+        mac   = { address = "52:54:00:41:01:1{{.VM}}" }
         source = {
           network = {
             network = libvirt_network.lab.name
@@ -745,9 +745,9 @@ resource "libvirt_domain" "vm%[1]d" {
   }
   running = true
 }
-`, n)
+`, map[string]int{"VM": n})
 			}
-			return hcl097Header + fmt.Sprintf(`
+			return hcl097Header + renderConfig(`
 resource "libvirt_pool" "lab" {
   name = "mig-lab-pool"
   type = "dir"
@@ -820,11 +820,11 @@ resource "libvirt_volume" "base" {
   }
   create = {
     content = {
-      url = "%s/len/base.qcow2"
+      url = "{{.Images}}/len/base.qcow2"
     }
   }
 }
-`, images) + vm(1) + vm(2)
+`, map[string]string{"Images": images}) + vm(1) + vm(2)
 		},
 		changeDesc: "DHCP host added",
 		change: func(config string) string {
@@ -843,12 +843,12 @@ resource "libvirt_volume" "base" {
 
 // peerPool is a directory pool with autostart, as 0.9.7 creates pools.
 func peerPool(resource, name string) string {
-	return fmt.Sprintf(`
-resource "libvirt_pool" %[1]q {
-  name = %[2]q
+	return renderConfig(`
+resource "libvirt_pool" {{q .Resource}} {
+  name = {{q .Name}}
   type = "dir"
   target = {
-    path = "/var/lib/libvirt/%[2]s"
+    path = "/var/lib/libvirt/{{.Name}}"
   }
   create = {
     build     = true
@@ -856,7 +856,7 @@ resource "libvirt_pool" %[1]q {
     autostart = true
   }
 }
-`, resource, name)
+`, map[string]string{"Resource": resource, "Name": name})
 }
 
 // TestAccPeer097_uefiNode is a UEFI node written as 0.9.7's users write it
@@ -1136,7 +1136,7 @@ func TestAccPeer097_stoppedDisks(t *testing.T) {
 			dirs: []string{"/var/lib/libvirt/mig-disks-pool"},
 		},
 		config: func(images string) string {
-			return hcl097Header + peerPool("disks", "mig-disks-pool") + fmt.Sprintf(`
+			return hcl097Header + peerPool("disks", "mig-disks-pool") + renderConfig(`
 resource "libvirt_volume" "base" {
   name   = "mig-disks-base.qcow2"
   pool   = libvirt_pool.disks.name
@@ -1147,7 +1147,7 @@ resource "libvirt_volume" "base" {
   }
   create = {
     content = {
-      url = "%[1]s/len/base.qcow2"
+      url = "{{.Images}}/len/base.qcow2"
     }
   }
 }
@@ -1163,7 +1163,7 @@ resource "libvirt_volume" "data_image" {
   }
   create = {
     content = {
-      url = "%[1]s/nolen/data.raw"
+      url = "{{.Images}}/nolen/data.raw"
     }
   }
 }
@@ -1294,7 +1294,7 @@ resource "libvirt_domain" "disks" {
 
   running = false
 }
-`, images)
+`, map[string]string{"Images": images})
 		},
 		changeDesc: "memory of the stopped domain 128 -> 192 MiB",
 		change: func(config string) string {
@@ -1496,7 +1496,7 @@ func TestAccPeer083_guide(t *testing.T) {
 	t.Cleanup(func() { objects.cleanup(t) })
 	images := peerImages(t)
 	w := newPeerWorkdir(t, "0.8.3")
-	w.write(fmt.Sprintf(`terraform {
+	w.write(renderConfig(`terraform {
   required_providers {
     libvirt = {
       source  = "dmacvicar/libvirt"
@@ -1535,7 +1535,7 @@ resource "libvirt_network" "lab" {
 resource "libvirt_volume" "base" {
   name   = "mig-old-base.qcow2"
   pool   = libvirt_pool.lab.name
-  source = "%s/len/base.qcow2"
+  source = "{{.Images}}/len/base.qcow2"
   format = "qcow2"
 }
 
@@ -1579,7 +1579,7 @@ resource "libvirt_domain" "vm1" {
     listen_type = "address"
   }
 }
-`, images.URL))
+`, map[string]string{"Images": images.URL}))
 	w.must("init", "-input=false")
 	w.must("apply", "-input=false", "-auto-approve")
 	before := objects.snapshot(t)

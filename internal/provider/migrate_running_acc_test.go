@@ -113,14 +113,14 @@ func TestAccMigrate_dmacvicarRunningDomain(t *testing.T) {
 	}
 	idBefore := domid()
 
-	config := fmt.Sprintf(`terraform {
+	config := renderConfig(`terraform {
   required_providers {
     libvirt = { source = "virtxml/libvirt" } # was dmacvicar/libvirt 0.9.7
   }
 }
-%s
+{{.ProviderBlock}}
 resource "libvirt_domain" "vm" {
-  name        = %q
+  name        = {{q .Name}}
   type        = "qemu"
   memory      = 64
   memory_unit = "MiB"
@@ -129,7 +129,7 @@ resource "libvirt_domain" "vm" {
   os          = { type = "hvm" }
   devices = {
     disks = [{
-      source = { volume = { pool = %q, volume = %q } }
+      source = { volume = { pool = {{q .Pool}}, volume = {{q .Volume}} } }
       target = { dev = "vda", bus = "virtio" }
       driver = { type = "qcow2" }
     }]
@@ -141,7 +141,7 @@ data "libvirt_domain_interface_addresses" "vm" {
   domain = libvirt_domain.vm.id # 0.9.7's README; there, id was the runtime number
   source = "lease"
 }
-`, testAccProviderConfig(), name, pool, vol)
+`, map[string]string{"ProviderBlock": testAccProviderConfig(), "Name": name, "Pool": pool, "Volume": vol})
 	tofu := tofuWorkdir(t, dir, config)
 
 	// the state 0.9.7 writes for it: its full attribute set, id the runtime number

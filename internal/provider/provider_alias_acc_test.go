@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,19 +29,9 @@ func TestAccProvider_aliases(t *testing.T) {
 		t.Fatalf("building the provider: %v\n%s", err, out)
 	}
 	cli := filepath.Join(dir, "cli.tfrc")
-	mustWrite(t, cli, fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.opentofu.org/virtxml/libvirt\" = %q\n  }\n  direct {}\n}\n", binDir))
+	mustWrite(t, cli, cliOverrides{BinDir: binDir, Registries: []string{"registry.opentofu.org"}}.config())
 	root := filepath.Join(dir, "root")
-	mustWrite(t, filepath.Join(root, "main.tf"), `
-terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-
-provider "libvirt" {
-  uri = "`+testAccURI()+`"
-}
-
+	mustWrite(t, filepath.Join(root, "main.tf"), "\n"+virtxmlRequiredProviders+testAccProviderConfig()+`
 provider "libvirt" {
   alias = "other"
   uri   = "test:///default"

@@ -268,47 +268,43 @@ func rbdCheckSeenByHostB(pool, image string, size uint64) resource.TestCheckFunc
 // rbdPoolConfig is the cephx key as a libvirt_secret (usage ceph) and an rbd
 // pool using it, as resources ceph_HOST and rbd_HOST: host "a" is the
 // provider's uri, any other the provider's host of that name.
-func rbdPoolConfig(c rbdCeph, host string, poolLines ...string) string {
-	hostAttr := ""
-	if host != "a" {
-		hostAttr = fmt.Sprintf("host = %q", host)
-	}
-	poolAttrs := hostAttr + "\n  " + strings.Join(poolLines, "\n  ")
-	return fmt.Sprintf(`
-resource "libvirt_secret" "ceph_%[1]s" {
-  %[8]s
-  usage        = { type = "ceph", name = "%[2]s client.%[3]s" }
-  value_base64 = %[4]q
+func rbdPoolConfig(c rbdCeph, host string) string {
+	return renderConfig(`
+resource "libvirt_secret" "ceph_{{.Host}}" {
+  {{if ne .Host "a"}}host = {{q .Host}}{{end}}
+  usage        = { type = "ceph", name = "{{.Pool}} client.{{.User}}" }
+  value_base64 = {{q .Key}}
   private      = "yes"
 }
 
-resource "libvirt_pool" "rbd_%[1]s" {
-  %[9]s
-  name     = "%[2]s"
+resource "libvirt_pool" "rbd_{{.Host}}" {
+  {{if ne .Host "a"}}host = {{q .Host}}{{end}}
+  name     = "{{.Pool}}"
   type     = "rbd"
   source = {
-    name = %[5]q
-    host = [{ name = %[6]q, port = %[7]q }]
+    name = {{q .CephPool}}
+    host = [{ name = {{q .MonitorHost}}, port = {{q .MonitorPort}} }]
     auth = {
       type     = "ceph"
-      username = %[3]q
-      secret   = { uuid = libvirt_secret.ceph_%[1]s.uuid }
+      username = {{q .User}}
+      secret   = { uuid = libvirt_secret.ceph_{{.Host}}.uuid }
     }
   }
 }
-`, host, rbdPrefix, c.user, c.key, c.pool, c.monHost, c.monPort, hostAttr, poolAttrs)
+`, map[string]string{"Host": host, "Pool": rbdPrefix, "User": c.user, "Key": c.key, "CephPool": c.pool,
+		"MonitorHost": c.monHost, "MonitorPort": c.monPort})
 }
 
 // rbdVolumeConfig is a volume of the rbd pool filled from url.
 func rbdVolumeConfig(name, url, extra string) string {
-	return fmt.Sprintf(`
-resource "libvirt_volume" %[1]q {
-  name   = %[1]q
+	return renderConfig(`
+resource "libvirt_volume" {{q .Name}} {
+  name   = {{q .Name}}
   pool   = libvirt_pool.rbd_a.name
-  create = { content = { url = %[2]q, staging_pool = %[3]q } }
-  %[4]s
+  create = { content = { url = {{q .URL}}, staging_pool = {{q .StagingPool}} } }
+  {{.Extra}}
 }
-`, name, url, testAccPool(), extra)
+`, map[string]string{"Name": name, "URL": url, "StagingPool": testAccPool(), "Extra": extra})
 }
 
 // TestAccRBD_poolVolumeUpload: the cephx key in a libvirt_secret, an rbd pool
@@ -414,12 +410,12 @@ func TestAccRBD_badInput(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: base},
 			{
-				Config: base + fmt.Sprintf(`
+				Config: base + renderConfig(`
 resource "libvirt_volume" "v" {
-  name   = "%s-nostaging"
+  name   = "{{.Prefix}}-nostaging"
   pool   = libvirt_pool.rbd_a.name
-  create = { content = { url = %q } }
-}`, rbdPrefix, raw),
+  create = { content = { url = {{q .URL}} } }
+}`, map[string]string{"Prefix": rbdPrefix, "URL": raw}),
 				ExpectError: regexp.MustCompile(`(?s)Missing staging pool.*create\.content\.staging_pool\s+is\s+required\s+here.*rbd\s+pool`),
 			},
 			{
@@ -427,12 +423,12 @@ resource "libvirt_volume" "v" {
 				ExpectError: regexp.MustCompile(`(?s)Unsupported format in an rbd pool.*target\.format\.type\s+is\s+"qcow2".*images\s+are\s+raw`),
 			},
 			{
-				Config: base + fmt.Sprintf(`
+				Config: base + renderConfig(`
 resource "libvirt_volume" "v" {
-  name   = "%s-dir"
-  pool   = %q
-  create = { content = { url = %q, staging_pool = %q } }
-}`, rbdPrefix, testAccPool(), raw, testAccPool()),
+  name   = "{{.Prefix}}-dir"
+  pool   = {{q .Pool}}
+  create = { content = { url = {{q .URL}}, staging_pool = {{q .Pool}} } }
+}`, map[string]string{"Prefix": rbdPrefix, "Pool": testAccPool(), "URL": raw}),
 				ExpectError: regexp.MustCompile(`(?s)create\.content\.staging_pool\s+is\s+only\s+for\s+rbd\s+pools`),
 			},
 			{
@@ -482,12 +478,12 @@ func TestAccRBD_uploadRate(t *testing.T) {
 	const size = 256 << 20
 	raw, _ := rbdContent(t, size)
 	base := testAccProviderConfig() + rbdPoolConfig(c, "a")
-	local := fmt.Sprintf(`
+	local := renderConfig(`
 resource "libvirt_volume" "local" {
-  name   = "%s-rate-local"
-  pool   = %q
-  create = { content = { url = %q } }
-}`, rbdPrefix, testAccPool(), raw)
+  name   = "{{.Prefix}}-rate-local"
+  pool   = {{q .Pool}}
+  create = { content = { url = {{q .URL}} } }
+}`, map[string]string{"Prefix": rbdPrefix, "Pool": testAccPool(), "URL": raw})
 	var started time.Time
 	rate := func(what string) resource.TestCheckFunc {
 		return func(*terraform.State) error {

@@ -195,13 +195,6 @@ type fullDomain struct {
 // cdrom behind a virtio-scsi controller, a network interface with a fixed
 // MAC, serial + console, the guest-agent channel and VNC graphics.
 func testAccDomainFullConfig(prefix string, d fullDomain) string {
-	extra := ""
-	if d.currentMemory > 0 {
-		extra += fmt.Sprintf("  current_memory      = %d\n  current_memory_unit = \"MiB\"\n", d.currentMemory)
-	}
-	if d.onReboot != "" {
-		extra += fmt.Sprintf("  on_reboot = %q\n", d.onReboot)
-	}
 	disk2 := ""
 	if d.secondDisk {
 		disk2 = `,
@@ -255,7 +248,14 @@ resource "libvirt_domain" "test" {
   autostart         = {{.Autostart}}
   restart_on_change = {{.RestartOnChange}}
   shutdown_timeout  = "0s"
-{{.Extra}}
+{{- if .CurrentMemory}}
+  current_memory      = {{.CurrentMemory}}
+  current_memory_unit = "MiB"
+{{- end}}
+{{- if .OnReboot}}
+  on_reboot = {{q .OnReboot}}
+{{- end}}
+
   os = { type = "hvm" }
   # PCI hot-plug on the pc machine's root bus goes through ACPI
   features = { acpi = true, apic = {} }
@@ -289,7 +289,8 @@ resource "libvirt_domain" "test" {
     graphics = [{ vnc = { listen = "127.0.0.1", auto_port = true } }]
   }
 }
-`, map[string]any{"Prefix": prefix, "Pool": testAccPool(), "Type": testAccDomainType(), "Name": d.name, "VCPUCurrent": d.vcpuCurrent, "Running": d.running, "Autostart": d.autostart, "RestartOnChange": d.restartOnChange, "Extra": extra, "Disk2": disk2})
+`, map[string]any{"Prefix": prefix, "Pool": testAccPool(), "Type": testAccDomainType(), "Name": d.name, "VCPUCurrent": d.vcpuCurrent, "Running": d.running, "Autostart": d.autostart, "RestartOnChange": d.restartOnChange,
+		"CurrentMemory": d.currentMemory, "OnReboot": d.onReboot, "Disk2": disk2})
 }
 
 var emptyAfterApply = resource.ConfigPlanChecks{
@@ -441,13 +442,7 @@ func TestAccDomain_full(t *testing.T) {
 			{
 				// an import step's configuration is used as written: name the
 				// provider's source (other steps get it from the factories)
-				Config: `
-terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-` + testAccDomainFullConfig(prefix, rename),
+				Config:             "\n" + virtxmlRequiredProviders + testAccDomainFullConfig(prefix, rename),
 				ResourceName:       addr,
 				ImportState:        true,
 				ImportStateIdFunc:  func(*terraform.State) (string, error) { return uuid, nil },

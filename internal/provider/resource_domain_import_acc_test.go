@@ -82,7 +82,7 @@ func generateConfigRoundTrip(t *testing.T, dir string, imports map[string]string
 	t.Helper()
 	var blocks strings.Builder
 	for to, id := range imports {
-		fmt.Fprintf(&blocks, "import {\n  to = %s\n  id = %q\n}\n", to, id)
+		blocks.WriteString(renderConfig("import {\n  to = {{.To}}\n  id = {{q .ID}}\n}\n", map[string]string{"To": to, "ID": id}))
 	}
 	tofu := tofuWorkdir(t, dir, blocks.String())
 	if out, code := tofu("plan", "-input=false", "-no-color", "-generate-config-out=generated.tf"); code != 0 {
@@ -119,22 +119,10 @@ func tofuWorkdir(t *testing.T, dir, config string) func(args ...string) (string,
 		t.Fatalf("building the provider: %v\n%s", err, out)
 	}
 	cliConfig := filepath.Join(dir, "cli.tfrc")
-	mustWrite(t, cliConfig, fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "registry.opentofu.org/virtxml/libvirt" = %q
-  }
-  direct {}
-}
-`, binDir))
+	mustWrite(t, cliConfig, cliOverrides{BinDir: binDir, Registries: []string{"registry.opentofu.org"}}.config())
 	work := filepath.Join(dir, "work")
 	if !strings.Contains(config, "required_providers") {
-		config = fmt.Sprintf(`terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-%s
-%s`, testAccProviderConfig(), config)
+		config = virtxmlRequiredProviders + testAccProviderConfig() + "\n" + config
 	}
 	mustWrite(t, filepath.Join(work, "main.tf"), config)
 	return func(args ...string) (string, int) {

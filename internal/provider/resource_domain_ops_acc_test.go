@@ -209,7 +209,7 @@ func TestAccDomain_replace(t *testing.T) {
 
 // replaceType swaps the domain type in a configuration (qemu <-> kvm).
 func replaceType(cfg string) string {
-	from, to := fmt.Sprintf("type              = %q", testAccDomainType()), `type              = "kvm"`
+	from, to := renderConfig(`type              = {{q domainType}}`, nil), `type              = "kvm"`
 	if testAccDomainType() == "kvm" {
 		to = `type              = "qemu"`
 	}

@@ -430,13 +430,7 @@ func TestAccNetwork_import(t *testing.T) {
 	hosts := []testAccNetworkHost{{"52:54:00:aa:09:01", "10.213.9.10", "node1"}}
 	// import steps with their own configuration do not get the test
 	// harness's provider source: name it
-	config := `
-terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-` + testAccNetworkADRConfig(name, "10.213.9", "200", hosts, hosts)
+	config := "\n" + virtxmlRequiredProviders + testAccNetworkADRConfig(name, "10.213.9", "200", hosts, hosts)
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccNetworkPreCheck(t, name) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

@@ -155,21 +155,35 @@ func secretSetLive(t *testing.T, id *string, value []byte) {
 	testAccLibvirt(t, func(l *libvirt.Libvirt) error { return l.SecretSetValue(libvirt.Secret{UUID: u}, value, 0) })
 }
 
-func secretConfig(usageName, desc, valueAttr, private string) string {
-	p := ""
-	if private != "" {
-		p = fmt.Sprintf("  private     = %q\n", private)
-	}
-	return testAccProviderConfig() + fmt.Sprintf(`
-resource "libvirt_secret" "test" {
-  description = %q
-%s  usage = {
-    type = "ceph"
-    name = %q
-  }
-  %s
+// testSecret is the libvirt_secret "test" of the secret tests, of usage
+// type ceph.
+type testSecret struct {
+	Usage       string // the ceph usage name
+	Description string
+	// ValueAttr is "value" or "value_base64", the attribute that sets Value;
+	// "": the secret has no value.
+	ValueAttr, Value string
+	Private          string // "yes" or "no"; "": not set
+	Ephemeral        string // "yes" or "no"; "": not set
 }
-`, desc, p, usageName, valueAttr)
+
+func secretConfig(s testSecret) string {
+	return testConfig(`
+resource "libvirt_secret" "test" {
+{{- if .Ephemeral}}
+  ephemeral   = {{q .Ephemeral}}
+{{- end}}
+  description = {{q .Description}}
+{{- if .Private}}
+  private     = {{q .Private}}
+{{- end}}
+  usage = {
+    type = "ceph"
+    name = {{q .Usage}}
+  }
+  {{if .ValueAttr}}{{.ValueAttr}} = {{q .Value}}{{end}}
+}
+`, s)
 }
 
 // TestAccSecret_basic creates a Ceph-usage secret that is not private,
@@ -199,7 +213,7 @@ func TestAccSecret_basic(t *testing.T) {
 		CheckDestroy:             secretCheckGone(t, usage, &uuids),
 		Steps: []resource.TestStep{
 			{
-				Config: secretConfig(usage, "first", fmt.Sprintf("value = %q", v1), ""),
+				Config: secretConfig(testSecret{Usage: usage, Description: "first", ValueAttr: "value", Value: v1}),
 				Check:  resource.ComposeTestCheckFunc(secretCheckLive(t, addr, &uuids, []byte(v1), "first", "no"), recordID),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringRegexp(uuidRegexp)),
@@ -214,7 +228,7 @@ func TestAccSecret_basic(t *testing.T) {
 			},
 			{
 				// value and description: in place, same UUID
-				Config: secretConfig(usage, "second", fmt.Sprintf("value = %q", v2), ""),
+				Config: secretConfig(testSecret{Usage: usage, Description: "second", ValueAttr: "value", Value: v2}),
 				Check:  secretCheckLive(t, addr, &uuids, []byte(v2), "second", "no"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
@@ -225,7 +239,7 @@ func TestAccSecret_basic(t *testing.T) {
 			{
 				// a value changed outside shows as drift and is set back in place
 				PreConfig: func() { secretSetLive(t, &current, oob) },
-				Config:    secretConfig(usage, "second", fmt.Sprintf("value = %q", v2), ""),
+				Config:    secretConfig(testSecret{Usage: usage, Description: "second", ValueAttr: "value", Value: v2}),
 				Check:     secretCheckLive(t, addr, &uuids, []byte(v2), "second", "no"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
@@ -235,7 +249,7 @@ func TestAccSecret_basic(t *testing.T) {
 			},
 			{
 				// binary bytes through value_base64, in place
-				Config: secretConfig(usage, "second", fmt.Sprintf("value_base64 = %q", b64), ""),
+				Config: secretConfig(testSecret{Usage: usage, Description: "second", ValueAttr: "value_base64", Value: b64}),
 				Check:  secretCheckLive(t, addr, &uuids, bin, "second", "no"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
@@ -262,7 +276,7 @@ func TestAccSecret_basic(t *testing.T) {
 			},
 			{
 				// no -> yes private: libvirt allows it in place
-				Config: secretConfig(usage, "second", fmt.Sprintf("value_base64 = %q", b64), "yes"),
+				Config: secretConfig(testSecret{Usage: usage, Description: "second", ValueAttr: "value_base64", Value: b64, Private: "yes"}),
 				Check:  secretCheckLive(t, addr, &uuids, nil, "second", "yes"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
@@ -272,7 +286,7 @@ func TestAccSecret_basic(t *testing.T) {
 			},
 			{
 				// yes -> no: libvirt refuses it, the secret is replaced
-				Config: secretConfig(usage, "second", fmt.Sprintf("value = %q", v1), "no"),
+				Config: secretConfig(testSecret{Usage: usage, Description: "second", ValueAttr: "value", Value: v1, Private: "no"}),
 				Check:  secretCheckLive(t, addr, &uuids, []byte(v1), "second", "no"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate)},
@@ -281,7 +295,7 @@ func TestAccSecret_basic(t *testing.T) {
 			},
 			{
 				// another usage id: libvirt refuses it for the UUID, replaced
-				Config: secretConfig(usage+"-2", "second", fmt.Sprintf("value = %q", v1), "no"),
+				Config: secretConfig(testSecret{Usage: usage + "-2", Description: "second", ValueAttr: "value", Value: v1, Private: "no"}),
 				Check:  secretCheckLive(t, addr, &uuids, []byte(v1), "second", "no"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate)},
@@ -290,7 +304,7 @@ func TestAccSecret_basic(t *testing.T) {
 			},
 			{
 				// the value removed: libvirt cannot unset one, replaced by a secret without value
-				Config: secretConfig(usage+"-2", "second", "", "no"),
+				Config: secretConfig(testSecret{Usage: usage + "-2", Description: "second", Private: "no"}),
 				Check: resource.ComposeTestCheckFunc(recordID, func(*terraform.State) error {
 					uuids = append(uuids, current)
 					_, value, err := secretLive(t, current)
@@ -306,8 +320,7 @@ func TestAccSecret_basic(t *testing.T) {
 			},
 			{
 				// persistent -> ephemeral: replaced, so that libvirt keeps no file of it
-				Config: strings.Replace(secretConfig(usage+"-2", "second", fmt.Sprintf("value = %q", v1), "no"),
-					"description", "ephemeral   = \"yes\"\n  description", 1),
+				Config: secretConfig(testSecret{Usage: usage + "-2", Description: "second", ValueAttr: "value", Value: v1, Private: "no", Ephemeral: "yes"}),
 				Check: resource.ComposeTestCheckFunc(secretCheckLive(t, addr, &uuids, []byte(v1), "second", "no"), recordID,
 					func(*terraform.State) error { return secretCheckFiles(uuids, "") }),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -318,8 +331,7 @@ func TestAccSecret_basic(t *testing.T) {
 			},
 			{
 				// ephemeral -> persistent: in place, libvirt writes its file
-				Config: strings.Replace(secretConfig(usage+"-2", "second", fmt.Sprintf("value = %q", v1), "no"),
-					"description", "ephemeral   = \"no\"\n  description", 1),
+				Config: secretConfig(testSecret{Usage: usage + "-2", Description: "second", ValueAttr: "value", Value: v1, Private: "no", Ephemeral: "no"}),
 				Check: resource.ComposeTestCheckFunc(secretCheckLive(t, addr, &uuids, []byte(v1), "second", "no"),
 					func(*terraform.State) error { return secretCheckFiles(uuids, current) }),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -387,19 +399,19 @@ func TestAccSecret_valueNeverShown(t *testing.T) {
 	wo := "writeonly-" + secretRandom(t)
 	dir := t.TempDir()
 	config := func(v string) string {
-		return fmt.Sprintf(`
+		return renderConfig(`
 resource "libvirt_secret" "hidden" {
-  usage = { type = "ceph", name = %q }
-  value = %q
+  usage = { type = "ceph", name = {{q .Usage}} }
+  value = {{q .Value}}
 }
 resource "libvirt_secret" "hidden_wo" {
-  usage            = { type = "ceph", name = "%[1]s-wo" }
-  value_wo         = %[3]q
+  usage            = { type = "ceph", name = "{{.Usage}}-wo" }
+  value_wo         = {{q .WriteOnlyValue}}
   value_wo_version = 1
 }
 output "id" { value = libvirt_secret.hidden.id }
 output "wo_id" { value = libvirt_secret.hidden_wo.id }
-`, usage, v, wo)
+`, map[string]string{"Usage": usage, "Value": v, "WriteOnlyValue": wo})
 	}
 	tofu := tofuWorkdir(t, dir, config(v1))
 	logFile := filepath.Join(dir, "trace.log")
@@ -539,17 +551,17 @@ func TestAccSecret_luksVolume(t *testing.T) {
 	file := filepath.Join(secretPoolPath(t), name)
 	passphrase := "luks-" + secretRandom(t)
 	var uuids []string
-	config := testAccProviderConfig() + fmt.Sprintf(`
+	config := testConfig(`
 resource "libvirt_secret" "luks" {
-  description = "passphrase of %[1]s"
+  description = "passphrase of {{.Volume}}"
   private     = "yes"
-  usage       = { type = "volume", volume = %[2]q }
-  value       = %[3]q
+  usage       = { type = "volume", volume = {{q .File}} }
+  value       = {{q .Passphrase}}
 }
 
 resource "libvirt_volume" "luks" {
-  name          = %[1]q
-  pool          = %[4]q
+  name          = {{q .Volume}}
+  pool          = {{q .Pool}}
   capacity      = 16
   capacity_unit = "MiB"
   target = {
@@ -560,7 +572,7 @@ resource "libvirt_volume" "luks" {
     }
   }
 }
-`, name, file, passphrase, testAccPool())
+`, map[string]string{"Volume": name, "File": file, "Passphrase": passphrase, "Pool": testAccPool()})
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy: resource.ComposeTestCheckFunc(secretCheckGone(t, secretPrefix+"-luks", &uuids), func(*terraform.State) error {
@@ -639,11 +651,11 @@ func TestAccSecret_usageTaken(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config:      secretConfig(usage, "mine", `value = "x"`, ""),
+				Config:      secretConfig(testSecret{Usage: usage, Description: "mine", ValueAttr: "value", Value: "x"}),
 				ExpectError: regexp.MustCompile(`(?s)already has usage\s+ceph.*import block\s+\(id\s+=\s+"` + m + `"\)`),
 			},
 			{
-				Config:      secretConfig(usage+"-empty", "empty", `value = ""`, ""),
+				Config:      secretConfig(testSecret{Usage: usage + "-empty", Description: "empty", ValueAttr: "value", Value: ""}),
 				ExpectError: regexp.MustCompile(`(?s)setting the value of secret.*undefined\s+again`),
 			},
 		},
@@ -657,13 +669,13 @@ func TestAccSecret_usageTaken(t *testing.T) {
 }
 
 func secretWOConfig(usageName, value string, version int) string {
-	return testAccProviderConfig() + fmt.Sprintf(`
+	return testConfig(`
 resource "libvirt_secret" "wo" {
-  usage            = { type = "ceph", name = %q }
-  value_wo         = %q
-  value_wo_version = %d
+  usage            = { type = "ceph", name = {{q .Usage}} }
+  value_wo         = {{q .Value}}
+  value_wo_version = {{.Version}}
 }
-`, usageName, value, version)
+`, map[string]any{"Usage": usageName, "Value": value, "Version": version})
 }
 
 // secretCheckNotInState fails when any attribute of the resource in state

@@ -84,28 +84,22 @@ func TestAccVolume_parallel30(t *testing.T) {
 	srv := newContentServer(t, map[string][]byte{"small.img": randomBytes(t, 256<<10)})
 	srv.delay = 2 * time.Second // long enough that all creates overlap on a loaded machine
 	dir := t.TempDir()
-	config := fmt.Sprintf(`
-terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-%s
+	config := "\n" + virtxmlRequiredProviders + testAccProviderConfig() + renderConfig(`
 resource "libvirt_volume" "many" {
   count  = 30
   name   = "tfacc-par-${count.index}.img"
-  pool   = %q
+  pool   = {{q .Pool}}
   # a URL of its own per volume: volumes of one URL share one download
-  create = { content = { url = "%s/len/small.img?copy=${count.index}" } }
+  create = { content = { url = "{{.URL}}/len/small.img?copy=${count.index}" } }
 }
 resource "libvirt_volume" "empty" {
   count    = 30
   name     = "tfacc-par-empty-${count.index}.qcow2"
-  pool     = %[2]q
+  pool     = {{q .Pool}}
   capacity = 16777216
   target   = { format = { type = "qcow2" } }
 }
-`, testAccProviderConfig(), testAccPool(), srv.URL)
+`, map[string]string{"Pool": testAccPool(), "URL": srv.URL})
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -167,13 +161,7 @@ func TestAccStorageExamples_validate(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()
-		header := `terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-`
-		if err := os.WriteFile(filepath.Join(dir, "main.tf"), append([]byte(header), src...), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "main.tf"), append([]byte(virtxmlRequiredProviders), src...), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		tofu(t, dir, reattach, "init", "-input=false", "-no-color")

@@ -44,13 +44,7 @@ func TestAccVolume_adoptedDigest(t *testing.T) {
 	wholeKey := strings.TrimSpace(mustVirsh(t, "vol-key", "--pool", pool, whole))
 	digest := sha256Digest(content)
 
-	tofu := tofuWorkdir(t, dir, testConfig(`
-terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-
+	tofu := tofuWorkdir(t, dir, testConfig("\n"+virtxmlRequiredProviders+`
 import {
   to = libvirt_volume.whole
   id = "{{.Pool}}/{{.Whole}}"

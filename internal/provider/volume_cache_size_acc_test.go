@@ -21,13 +21,14 @@ func TestAccVolume_cacheMaxSize(t *testing.T) {
 	one, two := randomBytes(t, 1<<20), randomBytes(t, 1<<20)
 	srv := newImageServer(t, map[string][]byte{"one.img": one, "two.img": two})
 	cache := t.TempDir()
+	// dir "": no cache_dir
 	config := func(images []string, maxSize, dir string) string {
 		return testConfig(`
 {{range .Images}}
 resource "libvirt_volume" "{{.}}" {
   name   = "tfimg-bound-{{.}}.img"
   pool   = {{q $.Pool}}
-  create = { content = { url = "{{$.URL}}/img/{{.}}.img", checksum_url = "{{$.URL}}/SHA256SUMS", cache_dir = {{$.Dir}}, cache_max_size = {{q $.Max}} } }
+  create = { content = { url = "{{$.URL}}/img/{{.}}.img", checksum_url = "{{$.URL}}/SHA256SUMS", cache_dir = {{if $.Dir}}{{q $.Dir}}{{else}}null{{end}}, cache_max_size = {{q $.Max}} } }
 }
 {{end}}
 `, map[string]any{"Images": images, "Pool": testAccPool(), "URL": srv.URL, "Max": maxSize, "Dir": dir})
@@ -42,17 +43,17 @@ resource "libvirt_volume" "{{.}}" {
 		CheckDestroy:             volumeCheckDestroy(l, "tfimg-bound-one.img", "tfimg-bound-two.img"),
 		Steps: []resource.TestStep{
 			{
-				Config:      config([]string{"one"}, "lots", fmt.Sprintf("%q", cache)),
+				Config:      config([]string{"one"}, "lots", cache),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)create\.content\.cache_max_size.*"lots" is not a size`),
 			},
 			{
-				Config:      config([]string{"one"}, "1GiB", "null"),
+				Config:      config([]string{"one"}, "1GiB", ""),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)Cache size without a cache`),
 			},
 			{
-				Config: config([]string{"one"}, "1536KiB", fmt.Sprintf("%q", cache)),
+				Config: config([]string{"one"}, "1536KiB", cache),
 				Check: func(*terraform.State) error {
 					if !exists(cached(one)) {
 						return fmt.Errorf("the first image is not in the cache")
@@ -61,7 +62,7 @@ resource "libvirt_volume" "{{.}}" {
 				},
 			},
 			{
-				Config: config([]string{"one", "two"}, "1536KiB", fmt.Sprintf("%q", cache)),
+				Config: config([]string{"one", "two"}, "1536KiB", cache),
 				Check: func(st *terraform.State) error {
 					if exists(cached(one)) || !exists(cached(two)) {
 						return fmt.Errorf("a bound of 1.5 images after a second one: want the first evicted, the second kept (first %v, second %v)",

@@ -125,14 +125,15 @@ func TestAccVolume_checksums(t *testing.T) {
 		t.Fatal(err)
 	}
 	pool := testAccPool()
-	one := func(name, content string) string {
+	// one volume from url, checked against checksum unless it is ""
+	one := func(name, url, checksum string) string {
 		return testConfig(`
 resource "libvirt_volume" "v" {
   name   = {{q .Name}}
   pool   = {{q .Pool}}
-  create = { content = { {{.Content}} } }
+  create = { content = { url = {{q .URL}}{{if .Checksum}}, checksum = {{q .Checksum}}{{end}} } }
 }
-`, map[string]any{"Name": name, "Pool": pool, "Content": content})
+`, map[string]any{"Name": name, "Pool": pool, "URL": url, "Checksum": checksum})
 	}
 	good := testConfig(`
 resource "libvirt_volume" "sums" {
@@ -165,21 +166,21 @@ resource "libvirt_volume" "local" {
 		CheckDestroy:             volumeCheckDestroy(l, "img-wrong.img", "img-sums.img", "img-resumed.img", "img-local.img", "img-dropped.img"),
 		Steps: []resource.TestStep{
 			{
-				Config:      one("img-wrong.img", fmt.Sprintf("url = %q, checksum = %q", srv.URL+"/img/a.img", wrong)),
+				Config:      one("img-wrong.img", srv.URL+"/img/a.img", wrong),
 				ExpectError: regexp.MustCompile(`(?s)/img/a\.img.*checksum\s+mismatch.*` + sha256Digest(a)[:20] + `.*expected\s+` + wrong[:20]),
 			},
 			{
 				PreConfig:   noVolume("img-wrong.img"),
-				Config:      one("img-wrong.img", fmt.Sprintf("url = %q, checksum = %q", local, wrong)),
+				Config:      one("img-wrong.img", local, wrong),
 				ExpectError: regexp.MustCompile(`(?s)local\.img.*checksum\s+mismatch`),
 			},
 			{
 				PreConfig:   noVolume("img-wrong.img"),
-				Config:      one("img-wrong.img", fmt.Sprintf("url = %q, checksum = \"sha256:1234\"", local)),
+				Config:      one("img-wrong.img", local, "sha256:1234"),
 				ExpectError: regexp.MustCompile(`(?s)create\.content\.checksum.*a\s+sha256\s+digest\s+is\s+64\s+hexadecimal\s+digits`),
 			},
 			{
-				Config:      one("img-dropped.img", fmt.Sprintf("url = %q", srv.URL+"/drop-always/a.img")),
+				Config:      one("img-dropped.img", srv.URL+"/drop-always/a.img", ""),
 				ExpectError: regexp.MustCompile(`(?s)/drop-always/a\.img.*connection\s+closed\s+after\s+\d+\s+of\s+5242880\s+bytes.*after\s+4\s+retries.*bytes\s+transferred`),
 			},
 			{
@@ -241,18 +242,14 @@ func sharedDownloadConfig(provider, url, checksum string, hosts map[string][]str
 	cfg := provider
 	for host, names := range hosts {
 		for _, name := range names {
-			hostLine := ""
-			if host != "" {
-				hostLine = fmt.Sprintf("host = %q", host)
-			}
 			cfg += renderConfig(`
 resource "libvirt_volume" {{q .Name}} {
   name   = "{{.Name}}.img"
   pool   = {{q .Pool}}
-  {{.HostLine}}
+  {{if .Host}}host = {{q .Host}}{{end}}
   create = { content = { url = {{q .URL}}, checksum = {{q .Checksum}} } }
 }
-`, map[string]any{"Name": name, "Pool": testAccPool(), "HostLine": hostLine, "URL": url, "Checksum": checksum})
+`, map[string]any{"Name": name, "Pool": testAccPool(), "Host": host, "URL": url, "Checksum": checksum})
 		}
 	}
 	return cfg

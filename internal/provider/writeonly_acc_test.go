@@ -51,14 +51,8 @@ func (r *woRun) useTerraform115() {
 	}
 	r.t.Setenv("TF_ACC_TERRAFORM_PATH", tf)
 	r.binary = "Terraform version: 1.15."
-	mustWrite(r.t, filepath.Join(r.dir, "cli.tfrc"), fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "registry.opentofu.org/virtxml/libvirt"  = %[1]q
-    "registry.terraform.io/virtxml/libvirt" = %[1]q
-  }
-  direct {}
-}
-`, filepath.Join(r.dir, "bin")))
+	mustWrite(r.t, filepath.Join(r.dir, "cli.tfrc"),
+		cliOverrides{BinDir: filepath.Join(r.dir, "bin"), Registries: []string{"registry.opentofu.org", "registry.terraform.io"}}.config())
 }
 
 // run runs tofu and fails the test on an error exit (plan's 2 is "changes").
