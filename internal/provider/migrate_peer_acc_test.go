@@ -3,6 +3,7 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -120,16 +121,30 @@ provider_installation {
 	return w
 }
 
+// peerCommandTimeout bounds one tofu command of a migration case; the
+// slowest measured (an apply booting two guests) takes under a minute.
+const peerCommandTimeout = 8 * time.Minute
+
 // tofu runs the tofu binary of the test environment in the working directory.
 func (w *peerWorkdir) tofu(args ...string) (string, int) {
 	w.t.Helper()
 	if len(args) > 0 && (args[0] == "init" || args[0] == "plan" || args[0] == "apply") {
 		args = append([]string{args[0], "-no-color"}, args[1:]...)
 	}
-	cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), args...)
+	// A command that hangs (the old provider can: see the 0.8.3 apply) fails
+	// its case after peerCommandTimeout instead of holding the whole layer.
+	ctx, cancel := context.WithTimeout(context.Background(), peerCommandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Getenv("TF_ACC_TERRAFORM_PATH"), args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the provider plugins go with it
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
 	cmd.Dir = w.dir
 	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+w.cli, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", "NO_COLOR=1")
 	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		w.t.Fatalf("tofu %s did not finish within %s (killed):\n%s", strings.Join(args, " "), peerCommandTimeout, out)
+	}
 	code := 0
 	if err != nil {
 		ee, ok := err.(*exec.ExitError)
@@ -1581,7 +1596,10 @@ resource "libvirt_domain" "vm1" {
 }
 `, map[string]string{"Images": images.URL}))
 	w.must("init", "-input=false")
-	w.must("apply", "-input=false", "-auto-approve")
+	// -parallelism=1: 0.8.x can deadlock creating cloud-init disks, volumes and
+	// networks at once (seen here: a 13-minute hang with libvirtd idle); its
+	// users' workaround (dmacvicar/terraform-provider-libvirt#594) is this flag.
+	w.must("apply", "-input=false", "-auto-approve", "-parallelism=1")
 	before := objects.snapshot(t)
 
 	// 3.1 forget the old objects (libvirt is not touched)
