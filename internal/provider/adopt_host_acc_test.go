@@ -50,7 +50,7 @@ func terraformWorkdir(t *testing.T, tf, dir string) (run func(args ...string) (s
 		t.Fatalf("building the provider: %v\n%s", err, out)
 	}
 	cliConfig := filepath.Join(dir, "cli.tfrc")
-	mustWrite(t, cliConfig, fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/virtxml/libvirt\" = %q\n  }\n  direct {}\n}\n", binDir))
+	mustWrite(t, cliConfig, cliOverrides{BinDir: binDir, Registries: []string{"registry.terraform.io"}}.config())
 	work = filepath.Join(dir, "work")
 	return func(args ...string) (string, int) {
 		cmd := exec.Command(tf, args...)

@@ -92,7 +92,7 @@ func TestAccAdoptHost_opentofu(t *testing.T) {
 	}
 	// the configuration replaces the data sources: only the provider stays
 	mustWrite(t, filepath.Join(work, "adopted.tf"), adopted)
-	mustWrite(t, filepath.Join(work, "main.tf"), fmt.Sprintf("terraform {\n  required_providers {\n    libvirt = { source = \"virtxml/libvirt\" }\n  }\n}\n%s", testAccProviderConfig()))
+	mustWrite(t, filepath.Join(work, "main.tf"), virtxmlRequiredProviders+testAccProviderConfig())
 	if err := os.Remove(filepath.Join(work, "terraform.tfstate")); err != nil {
 		t.Fatal(err)
 	}
