@@ -252,7 +252,6 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 				"otherwise delete it: virsh vol-delete --pool %s %s", poolName, doc.Name, poolName, doc.Name, poolName, doc.Name))
 		return
 	}
-	var key string
 	clone := cloneSource(plan)
 	// volumes getting the same content on this host share one transfer
 	share := joinSharedDownload(r.Client().URI(), plan)
@@ -271,113 +270,188 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 			}
 		}
 	}
-	if clone != nil {
-		want, _ := sizeBytes(plan, "capacity")
-		var unknown bool
-		key, unknown, err = volumes.Clone(ctx, poolName, doc, want, *clone, progressLogger(ctx))
-		if err != nil {
-			msg := err.Error()
-			if unknown {
-				r.recordUnfinished(req.Plan.Raw, key, poolName, doc.Name, resp)
-				msg += "; whether the copy was created is unknown, so it is recorded as tainted: the next apply looks it up and re-creates it"
-			}
-			resp.Diagnostics.AddAttributeError(path.Root("create").AtName("clone"), "Cannot copy volume", msg)
-			return
+	c := volumeCreate{r: r, volumes: volumes, poolName: poolName, doc: doc, plan: plan, private: resp.Private}
+	defer c.close()
+	defer func() {
+		if c.src != nil {
+			resp.State.Raw = withUpstream(withContentDigest(resp.State.Raw, c.src.Digest()), plan, c.src.Fingerprint)
+			resp.State.Raw = withContentSource(resp.State.Raw, c.src.Origin(), c.src.Received())
 		}
-	} else if url != "" {
-		src, err := openContent(ctx, plan)
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("create"), "Cannot read volume content", err.Error())
-			return
-		}
-		defer src.Close()
-		defer func() {
-			resp.State.Raw = withUpstream(withContentDigest(resp.State.Raw, src.Digest()), plan, src.Fingerprint)
-			resp.State.Raw = withContentSource(resp.State.Raw, src.Origin(), src.Received())
-		}()
-		// the create and upload run on a connection of their own (Upload)
-		up, err := volumes.OpenUpload(ctx)
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot connect for the upload", err.Error())
-			return
-		}
-		defer up.Close()
-		if err := up.UsePool(poolName); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("pool"), "Cannot find storage pool", fmt.Sprintf("pool %q: %v", poolName, err))
-			return
-		}
-		var diags diag.Diagnostics
-		def := checkRBDContent(up.PoolDefinition, plan, &diags)
-		if resp.Diagnostics.Append(diags...); diags.HasError() {
-			return
-		}
-		if def != nil && def.Type == "rbd" {
-			var ok bool
-			if key, ok = r.createRBDFromContent(ctx, up, poolName, def, doc, plan, src, req.Plan.Raw, resp); !ok {
-				return
-			}
-		} else {
-			capacity, _ := sizeBytes(plan, "capacity")
-			key, err = up.Create(ctx, doc, capacity, src, progressLogger(ctx))
-			if err != nil {
-				// the create deletes what it made, but not through a broken
-				// connection, and a SIGINT can close the upload's connection
-				// while it still reports connected: whatever remains is
-				// removed on the shared one (a lookup that finds nothing when
-				// the create cleaned up)
-				msg := err.Error()
-				{
-					// on a context of its own (the apply's may be cancelled by SIGINT), briefly: tofu is waiting to exit
-					cleanCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-					removed, rerr := volumes.RemoveIfPresent(cleanCtx, poolName, doc.Name)
-					cancel()
-					if removed {
-						msg += "; the incomplete volume was deleted on a new connection"
-					} else if rerr != nil {
-						r.recordUnfinished(req.Plan.Raw, key, poolName, doc.Name, resp)
-						msg += fmt.Sprintf("; the volume may remain half-written and is recorded as tainted: the next apply deletes and "+
-							"re-creates it (or remove it by hand: virsh vol-delete --pool %s %s) (%v)", poolName, doc.Name, rerr)
-					}
-				}
-				resp.Diagnostics.AddError("Cannot create volume from content", msg)
-				return
-			}
-			if share != nil {
-				share.Publish(key, src)
-			}
-			resp.Diagnostics.Append(recordWritten(ctx, src.Written(), resp.Private)...)
-			if src.FromCache != "" {
-				tflog.Info(ctx, "volume content read from the content cache", map[string]any{"volume": poolName + "/" + doc.Name, "file": src.FromCache})
-			}
-			tflog.Info(ctx, "volume content transferred", map[string]any{"volume": poolName + "/" + doc.Name, "url": src.URL,
-				"bytes": src.Transferred(), "compressed": src.Compression, "digest": fmt.Sprint(src.Digest())})
-		}
-	} else {
-		if _, err := doc.Marshal(); err != nil {
-			resp.Diagnostics.AddError("Cannot write volume XML", err.Error())
-			return
-		}
-		var unknown bool
-		key, unknown, err = volumes.CreateEmpty(ctx, poolName, doc)
-		if err != nil {
-			msg := err.Error()
-			if unknown {
-				// neither the answer nor a look-up says whether it exists
-				r.recordUnfinished(req.Plan.Raw, key, poolName, doc.Name, resp)
-				msg += "; whether the volume was created is unknown, so it is recorded as tainted: the next apply looks it up and re-creates it"
-			}
-			resp.Diagnostics.AddError("Cannot create volume", msg)
-			return
-		}
+	}()
+	ending := treeresource.Ending{Op: "create", Plan: req.Plan.Raw, Prior: plan,
+		Undo: func() (string, bool) { return c.undo(ctx) }}
+	switch {
+	case clone != nil:
+		ending.Attr = path.Root("create").AtName("clone")
+		ending.Apply = func(*diag.Diagnostics) (string, error) { return c.clone(ctx, *clone) }
+	case url != "":
+		ending.Attr = path.Root("create").AtName("content")
+		ending.Apply = func(diags *diag.Diagnostics) (string, error) { return c.content(ctx, share, diags) }
+	default:
+		ending.Apply = func(*diag.Diagnostics) (string, error) { return c.empty(ctx) }
 	}
-	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: key, Prior: plan, Undo: func() (string, bool) {
-		// not in state means nobody would delete it: remove it now
-		derr := volumes.RemoveKey(ctx, key)
-		if derr != nil && !libvirtconn.IsNotFound(derr) {
-			return fmt.Sprintf("; deleting it again also failed (%v)", derr), true
+	r.Finish(ctx, ending, &resp.State, &resp.Diagnostics)
+}
+
+// volumeCreate is one libvirt_volume create: it makes the volume in one of
+// three ways (a copy of another volume, content uploaded from a URL or
+// file, empty) and knows what a failure left behind. Its errors and its
+// clean-up go through the tree resources' one ending (Base.Finish), so every
+// failed create reads "Cannot create volume" with the same words about what
+// was removed or recorded as tainted.
+type volumeCreate struct {
+	r        *volumeResource
+	volumes  libvirtops.Volume
+	poolName string
+	doc      *libvirtxml.StorageVolume
+	plan     map[string]tftypes.Value
+	private  privateSetter
+
+	src *storage.Source    // the content, once opened
+	up  *libvirtops.Upload // the upload's own connection, once opened
+	key string             // the volume's key once libvirt answered
+	// left deals with what a failed create left (Ending.Undo); nil: nothing
+	left func() (said string, remains bool)
+}
+
+// undo is the Ending's Undo: what the failed step left, or, when the create
+// succeeded and the read-back failed, the new volume itself (not in state
+// means nobody would delete it).
+func (c *volumeCreate) undo(ctx context.Context) (string, bool) {
+	if c.left != nil {
+		return c.left()
+	}
+	if c.key == "" {
+		return "", false
+	}
+	err := c.volumes.RemoveKey(ctx, c.key)
+	return c.r.RemovalSaid(err, c.doc.Name, c.vacuum()), err != nil && !libvirtconn.IsNotFound(err)
+}
+
+// vacuum is the command that removes the volume by hand.
+func (c *volumeCreate) vacuum() string {
+	return fmt.Sprintf("virsh vol-delete --pool %s %s", c.poolName, c.doc.Name)
+}
+
+// unknownID is the id a volume is recorded under (tainted) when it may
+// exist but libvirt never gave its key: "pool/name", which the next apply
+// looks up.
+func (c *volumeCreate) unknownID() string {
+	if c.key != "" {
+		return c.key
+	}
+	return c.poolName + "/" + c.doc.Name
+}
+
+// mayRemain is the Undo of a create whose outcome is unknown: it is
+// recorded as tainted under unknownID.
+func mayRemain(what string) func() (string, bool) {
+	return func() (string, bool) { return "; whether the " + what + " was created is unknown", true }
+}
+
+func (c *volumeCreate) close() {
+	if c.src != nil {
+		c.src.Close()
+	}
+	if c.up != nil {
+		c.up.Close()
+	}
+}
+
+// clone copies another volume.
+func (c *volumeCreate) clone(ctx context.Context, from libvirtops.CloneSource) (string, error) {
+	want, _ := sizeBytes(c.plan, "capacity")
+	key, unknown, err := c.volumes.Clone(ctx, c.poolName, c.doc, want, from, progressLogger(ctx))
+	c.key = key
+	if err != nil {
+		if unknown {
+			c.left = mayRemain("copy")
+			return c.unknownID(), fmt.Errorf("copying the volume: %w", err)
+		}
+		c.left = func() (string, bool) { return "", false }
+		return "", fmt.Errorf("copying the volume: %w", err)
+	}
+	return key, nil
+}
+
+// empty creates a volume without content.
+func (c *volumeCreate) empty(ctx context.Context) (string, error) {
+	key, unknown, err := c.volumes.CreateEmpty(ctx, c.poolName, c.doc)
+	c.key = key
+	if err != nil {
+		if unknown {
+			// neither the answer nor a look-up says whether it exists
+			c.left = mayRemain("volume")
+			return c.unknownID(), err
+		}
+		c.left = func() (string, bool) { return "", false }
+		return "", err
+	}
+	return key, nil
+}
+
+// content creates the volume and fills it from create.content, on a
+// connection of its own (the upload's).
+func (c *volumeCreate) content(ctx context.Context, share *storage.Share, diags *diag.Diagnostics) (string, error) {
+	c.left = func() (string, bool) { return "", false } // until the volume is made
+	src, err := openContent(ctx, c.plan)
+	if err != nil {
+		return "", fmt.Errorf("reading the content: %w", err)
+	}
+	c.src = src
+	up, err := c.volumes.OpenUpload(ctx)
+	if err != nil {
+		return "", fmt.Errorf("connecting for the upload: %w", err)
+	}
+	c.up = up
+	if err := up.UsePool(c.poolName); err != nil {
+		return "", fmt.Errorf("pool %q: %w", c.poolName, err)
+	}
+	def := checkRBDContent(up.PoolDefinition, c.plan, diags)
+	if diags.HasError() {
+		return "", nil
+	}
+	if def != nil && def.Type == "rbd" {
+		return c.rbdContent(ctx, def)
+	}
+	capacity, _ := sizeBytes(c.plan, "capacity")
+	key, err := up.Create(ctx, c.doc, capacity, src, progressLogger(ctx))
+	c.key = key
+	if err != nil {
+		c.left = c.removeHalfWritten(ctx)
+		return c.unknownID(), fmt.Errorf("writing the content: %w", err)
+	}
+	if share != nil {
+		share.Publish(key, src)
+	}
+	diags.Append(recordWritten(ctx, src.Written(), c.private)...)
+	if src.FromCache != "" {
+		tflog.Info(ctx, "volume content read from the content cache", map[string]any{"volume": c.poolName + "/" + c.doc.Name, "file": src.FromCache})
+	}
+	tflog.Info(ctx, "volume content transferred", map[string]any{"volume": c.poolName + "/" + c.doc.Name, "url": src.URL,
+		"bytes": src.Transferred(), "compressed": src.Compression, "digest": fmt.Sprint(src.Digest())})
+	return key, nil
+}
+
+// removeHalfWritten is the Undo of a failed upload. The create deletes
+// what it made, but not through a broken connection, and a SIGINT can close
+// the upload's connection while it still reports connected: whatever
+// remains is removed on the shared one (a lookup that finds nothing when
+// the create cleaned up), on a context of its own (the apply's may be
+// cancelled by SIGINT), briefly: tofu is waiting to exit.
+func (c *volumeCreate) removeHalfWritten(ctx context.Context) func() (string, bool) {
+	return func() (string, bool) {
+		cleanCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		removed, err := c.volumes.RemoveIfPresent(cleanCtx, c.poolName, c.doc.Name)
+		cancel()
+		switch {
+		case removed:
+			return c.r.RemovalSaid(nil, c.doc.Name, c.vacuum()), false
+		case err != nil:
+			return c.r.RemovalSaid(err, c.doc.Name, c.vacuum()), true
 		}
 		return "", false
-	}}, &resp.State, &resp.Diagnostics)
+	}
 }
 
 // logProgress logs a long transfer's progress at INFO every
@@ -401,21 +475,6 @@ func logProgress(ctx context.Context, op, volume, from string, done func() int64
 func progressLogger(ctx context.Context) libvirtops.Progress {
 	return func(op, volume, from string, done func() int64, total int64) (stop func()) {
 		return logProgress(ctx, op, volume, from, done, total)
-	}
-}
-
-// recordUnfinished returns, with the create's error, a tainted state for a
-// volume that may exist but could not be removed or looked up (a broken
-// connection): its key when the create answered, else "pool/name". The next
-// apply then refreshes it and deletes and re-creates it; an interrupted
-// apply is recovered by running apply again, never taken for complete.
-func (r *volumeResource) recordUnfinished(plan tftypes.Value, key, poolName, name string, resp *resource.CreateResponse) {
-	id := key
-	if id == "" {
-		id = poolName + "/" + name
-	}
-	if state, err := treeresource.Unfinished(plan, id); err == nil {
-		resp.State.Raw = state
 	}
 }
 

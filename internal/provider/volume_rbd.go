@@ -7,12 +7,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
-	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -86,30 +84,30 @@ func (r *volumeResource) planCheckRBDContent(ctx context.Context, plan map[strin
 	}, plan, diags)
 }
 
-// createRBDFromContent fills a new volume of an rbd pool from src on the
-// upload's connection and reports a failure; ok is false when it failed
-// (the diagnostics say why).
-func (r *volumeResource) createRBDFromContent(ctx context.Context, up *libvirtops.Upload, poolName string, def *libvirtxml.StoragePool,
-	doc *libvirtxml.StorageVolume, plan map[string]tftypes.Value, src *storage.Source, rawPlan tftypes.Value, resp *resource.CreateResponse) (string, bool) {
-	capacity, _ := sizeBytes(plan, "capacity")
-	key, err := up.CreateRBD(ctx, def, doc, capacity, stagingPool(plan), src, progressLogger(ctx))
+// rbdContent fills a new volume of an rbd pool from the content on the
+// upload's connection.
+func (c *volumeCreate) rbdContent(ctx context.Context, def *libvirtxml.StoragePool) (string, error) {
+	capacity, _ := sizeBytes(c.plan, "capacity")
+	key, err := c.up.CreateRBD(ctx, def, c.doc, capacity, stagingPool(c.plan), c.src, progressLogger(ctx))
+	c.key = key
 	if err == nil {
-		return key, true
+		return key, nil
 	}
-	// CreateRBDVolume cleans up on its connection, but that may be closing
-	// (a cancelled apply closes it, and go-libvirt notices a moment later):
-	// whatever is left is removed on a new one. Every name is this volume's
-	// own (the volume did not exist before), so this never removes another's.
-	msg := err.Error()
-	removed, rerr := libvirtops.Volumes(r.Client()).CleanUpRBDCreate(ctx, poolName, stagingPool(plan), doc.Name)
-	if len(removed) > 0 {
-		msg += "; " + strings.Join(removed, " and ") + " deleted on a new connection"
+	c.left = func() (string, bool) {
+		// CreateRBDVolume cleans up on its connection, but that may be
+		// closing (a cancelled apply closes it, and go-libvirt notices a
+		// moment later): whatever is left is removed on a new one. Every
+		// name is this volume's own (the volume did not exist before), so
+		// this never removes another's.
+		removed, rerr := c.volumes.CleanUpRBDCreate(ctx, c.poolName, stagingPool(c.plan), c.doc.Name)
+		said := ""
+		if len(removed) > 0 {
+			said = "; " + strings.Join(removed, " and ") + " deleted on a new connection"
+		}
+		if rerr != nil {
+			said += fmt.Sprintf("; removing what it left failed (%v): the RBD image may remain half-written", rerr)
+		}
+		return said, rerr != nil
 	}
-	if rerr != nil {
-		r.recordUnfinished(rawPlan, key, poolName, doc.Name, resp)
-		msg += fmt.Sprintf("; the RBD image may remain half-written and is recorded as tainted: the next apply deletes "+
-			"and re-creates it (%v)", rerr)
-	}
-	resp.Diagnostics.AddError("Cannot create RBD volume from content", msg)
-	return key, false
+	return c.unknownID(), fmt.Errorf("copying the content into RBD: %w", err)
 }
