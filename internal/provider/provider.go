@@ -7,12 +7,14 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/actions"
 	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
@@ -96,6 +98,11 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.DataSourceData = hosts
 	resp.ActionData = hosts
 	resp.ListResourceData = hosts
+}
+
+// Actions lists every action the provider serves (internal/actions).
+func (p *libvirtProvider) Actions(context.Context) []func() action.Action {
+	return actions.All()
 }
 
 // Resources lists every resource the provider serves.

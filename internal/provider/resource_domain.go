@@ -55,7 +55,7 @@ const (
 )
 
 // defaultShutdownTimeout is shutdown_timeout's default.
-const defaultShutdownTimeout = "60s"
+const defaultShutdownTimeout = libvirtops.DefaultShutdownTimeout
 
 func domainSpec() treeresource.Spec[libvirtxml.Domain] {
 	spec := domainOwnSpec()
