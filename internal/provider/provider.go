@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/actions"
 	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
+	"github.com/virtxml/terraform-provider-libvirt/internal/listing"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -33,7 +35,7 @@ type libvirtProvider struct {
 	// protocol server's own planning path (ProtocolServer).
 	hosts *hostroute.Set
 	// tree is the tree resources' protocol layer, which holds their
-	// identities; the list resources ask it (list_resources.go)
+	// identities; the list resources ask it (internal/listing)
 	tree *treeresource.Server
 }
 
@@ -141,5 +143,30 @@ func (p *libvirtProvider) DataSources(context.Context) []func() datasource.DataS
 		NewNodeDeviceInfoDataSource,
 		NewNodeDevicesDataSource,
 		NewNodeInfoDataSource,
-	}, p.hostObjectsDataSources()...)
+	}, p.listing().DataSources()...)
+}
+
+// ListResources lists the list resources (internal/listing), one per tree
+// resource.
+func (p *libvirtProvider) ListResources(context.Context) []func() list.ListResource {
+	return p.listing().ListResources()
+}
+
+// listing is what internal/listing needs of the provider: the tree
+// resources by kind, and the protocol layer with their schemas and
+// identities.
+func (p *libvirtProvider) listing() listing.Catalog {
+	return listing.Catalog{
+		TypeName: providerTypeName,
+		Resources: map[string]func() resource.Resource{
+			"domain":          NewDomainResource,
+			"domain_snapshot": NewDomainSnapshotResource,
+			"network":         NewNetworkResource,
+			"nwfilter":        NewNWFilterResource,
+			"pool":            NewPoolResource,
+			"secret":          NewSecretResource,
+			"volume":          NewVolumeResource,
+		},
+		Tree: func() *treeresource.Server { return p.tree },
+	}
 }
