@@ -1,4 +1,4 @@
-package provider
+package volumecontent
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -161,6 +162,14 @@ func withoutTransport(create tftypes.Value) tftypes.Value {
 	}
 	attrs["content"] = tftypes.NewValue(ct, ca)
 	return tftypes.NewValue(create.Type(), attrs)
+}
+
+// contentURL returns create.content.url, "" when not set.
+func contentURL(attrs map[string]tftypes.Value) string {
+	create := treeresource.ObjectAttrs(attrs["create"])
+	content := treeresource.ObjectAttrs(create["content"])
+	url, _ := treeresource.String(content, "url")
+	return url
 }
 
 // contentAttrs returns create.content's attributes, nil when not set.
@@ -343,7 +352,7 @@ func verifyContentAttribute() schema.Attribute {
 }
 
 // recordWritten keeps what the new volume holds in private state.
-func recordWritten(ctx context.Context, w *storage.VolumeDigest, private privateSetter) diag.Diagnostics {
+func recordWritten(ctx context.Context, w *storage.VolumeDigest, private PrivateSetter) diag.Diagnostics {
 	if w == nil {
 		return nil
 	}
@@ -357,7 +366,7 @@ func recordWritten(ctx context.Context, w *storage.VolumeDigest, private private
 // verifyRecordedContent runs after a refresh: with verify_content, a
 // volume that no longer holds what was written has its content_digest
 // nulled (ModifyPlan then replaces it).
-func (r *volumeResource) verifyRecordedContent(ctx context.Context, private privateGetter, resp *resource.ReadResponse) {
+func verifyRecordedContent(ctx context.Context, c *libvirtconn.Client, private PrivateGetter, resp *resource.ReadResponse) {
 	attrs := treeresource.ObjectAttrs(resp.State.Raw)
 	if on, _ := treeresource.Bool(attrs, "verify_content"); !on {
 		return
@@ -371,7 +380,7 @@ func (r *volumeResource) verifyRecordedContent(ctx context.Context, private priv
 		return
 	}
 	key, _ := treeresource.String(attrs, "id")
-	got, err := libvirtops.Volumes(r.Client()).Digest(ctx, key, want.Digest.Algorithm, want.Length)
+	got, err := libvirtops.Volumes(c).Digest(ctx, key, want.Digest.Algorithm, want.Length)
 	if err != nil {
 		resp.Diagnostics.AddAttributeWarning(path.Root("verify_content"), "Cannot verify the volume's content", err.Error())
 		return

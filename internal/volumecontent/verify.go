@@ -1,4 +1,4 @@
-package provider
+package volumecontent
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -19,12 +20,12 @@ import (
 // Update does not read both again.
 const privateContentVerified = "content_verified"
 
-// privateSetter is the part of the framework's private state ModifyPlan uses.
-type privateSetter interface {
+// PrivateSetter is the part of the framework's private state ModifyPlan uses.
+type PrivateSetter interface {
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }
 
-type privateGetter interface {
+type PrivateGetter interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 }
 
@@ -41,7 +42,7 @@ func recordsContent(prior, plan map[string]tftypes.Value) bool {
 // content, a volume that does not hold that content is planned for
 // replacement, with a warning saying where it differs and how to keep it.
 // Content not known at plan is compared by Update instead.
-func (r *volumeResource) verifyAdoptedContent(ctx context.Context, prior, plan map[string]tftypes.Value, private privateSetter, replace *path.Paths, diags *diag.Diagnostics) {
+func verifyAdoptedContent(ctx context.Context, c *libvirtconn.Client, prior, plan map[string]tftypes.Value, private PrivateSetter, replace *path.Paths, diags *diag.Diagnostics) {
 	if !recordsContent(prior, plan) {
 		return
 	}
@@ -55,7 +56,7 @@ func (r *volumeResource) verifyAdoptedContent(ctx context.Context, prior, plan m
 		return
 	}
 	key, _ := treeresource.String(prior, "id")
-	diff, src, err := r.compareWithContent(ctx, key, plan)
+	diff, src, err := compareWithContent(ctx, c, key, plan)
 	if err != nil {
 		diags.AddAttributeError(path.Root("create").AtName("content").AtName("url"), "Cannot compare the volume with its content",
 			fmt.Sprintf("Volume %s has no content recorded in state (it was imported), so it is compared with create.content.url before that is recorded: %v", key, err))
@@ -105,8 +106,8 @@ func mayHaveChecksum(attrs map[string]tftypes.Value) bool {
 // compareWithContent compares the volume with the plan's create.content,
 // opened with its checksum and TLS settings: content that does not match
 // its checksum is an error, not a difference.
-func (r *volumeResource) compareWithContent(ctx context.Context, key string, plan map[string]tftypes.Value) (*storage.Difference, *storage.Source, error) {
-	return libvirtops.Volumes(r.Client()).Compare(ctx, key, func() (*storage.Source, error) { return openContent(ctx, plan) })
+func compareWithContent(ctx context.Context, c *libvirtconn.Client, key string, plan map[string]tftypes.Value) (*storage.Difference, *storage.Source, error) {
+	return libvirtops.Volumes(c).Compare(ctx, key, func() (*storage.Source, error) { return openContent(ctx, plan) })
 }
 
 // verifyBeforeRecording runs in Update: content that the plan could not
@@ -114,7 +115,7 @@ func (r *volumeResource) compareWithContent(ctx context.Context, key string, pla
 // not hold it is not recorded as holding it. It returns the source compared
 // when the volume matched (its digest is then recorded), nil when the plan
 // had compared it already.
-func (r *volumeResource) verifyBeforeRecording(ctx context.Context, prior, plan map[string]tftypes.Value, private privateGetter, diags *diag.Diagnostics) *storage.Source {
+func verifyBeforeRecording(ctx context.Context, c *libvirtconn.Client, prior, plan map[string]tftypes.Value, private PrivateGetter, diags *diag.Diagnostics) *storage.Source {
 	if !recordsContent(prior, plan) {
 		return nil
 	}
@@ -126,7 +127,7 @@ func (r *volumeResource) verifyBeforeRecording(ctx context.Context, prior, plan 
 		}
 	}
 	key, _ := treeresource.String(prior, "id")
-	diff, src, err := r.compareWithContent(ctx, key, plan)
+	diff, src, err := compareWithContent(ctx, c, key, plan)
 	if err != nil {
 		diags.AddAttributeError(path.Root("create"), "Cannot compare the volume with its content", fmt.Sprintf("volume %s: %v", key, err))
 		return nil

@@ -1,4 +1,4 @@
-package provider
+package volumecontent
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
@@ -75,19 +76,19 @@ func checkRBDContent(poolDef func(name string) (*libvirtxml.StoragePool, error),
 
 // planCheckRBDContent runs checkRBDContent at plan for a new volume with
 // content.
-func (r *volumeResource) planCheckRBDContent(ctx context.Context, plan map[string]tftypes.Value, diags *diag.Diagnostics) {
-	if contentURL(plan) == "" || r.Client() == nil {
+func planCheckRBDContent(ctx context.Context, c *libvirtconn.Client, plan map[string]tftypes.Value, diags *diag.Diagnostics) {
+	if contentURL(plan) == "" || c == nil {
 		return
 	}
 	checkRBDContent(func(name string) (*libvirtxml.StoragePool, error) {
-		return libvirtops.Volumes(r.Client()).PoolDefinition(ctx, name)
+		return libvirtops.Volumes(c).PoolDefinition(ctx, name)
 	}, plan, diags)
 }
 
 // rbdContent fills a new volume of an rbd pool from the content on the
 // upload's connection.
-func (c *volumeCreate) rbdContent(ctx context.Context, def *libvirtxml.StoragePool) (string, error) {
-	capacity, _ := sizeBytes(c.plan, "capacity")
+func (c *Create) rbdContent(ctx context.Context, def *libvirtxml.StoragePool) (string, error) {
+	capacity, _ := SizeBytes(c.plan, "capacity")
 	key, err := c.up.CreateRBD(ctx, def, c.doc, capacity, stagingPool(c.plan), c.src, progressLogger(ctx))
 	c.key = key
 	if err == nil {
