@@ -82,15 +82,7 @@ func (d *hostObjectsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 }
 
 func (d *hostObjectsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	hosts, ok := req.ProviderData.(*hostroute.Set)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *hostroute.Set, got %T; this is a provider bug", req.ProviderData))
-		return
-	}
-	d.hosts = hosts
+	d.hosts = hostsOf(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *hostObjectsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

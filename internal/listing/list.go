@@ -197,15 +197,21 @@ func (l *treeList) ListResourceConfigSchema(_ context.Context, _ list.ListResour
 }
 
 func (l *treeList) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
+	l.hosts = hostsOf(req.ProviderData, &resp.Diagnostics)
+}
+
+// hostsOf is the provider's host set, which the provider hands the list
+// resources and the data sources as their data (nil before it is
+// configured).
+func hostsOf(providerData any, diags *diag.Diagnostics) *hostroute.Set {
+	if providerData == nil {
+		return nil
 	}
-	hosts, ok := req.ProviderData.(*hostroute.Set)
+	hosts, ok := providerData.(*hostroute.Set)
 	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *hostroute.Set, got %T; this is a provider bug", req.ProviderData))
-		return
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *hostroute.Set, got %T; this is a provider bug", providerData))
 	}
-	l.hosts = hosts
+	return hosts
 }
 
 // RawV6Schemas hands the framework the resource's protocol schema and

@@ -43,9 +43,6 @@ type libvirtProvider struct {
 // providerTypeName prefixes every resource and data source type name.
 const providerTypeName = "libvirt"
 
-// attrHost is the resource attribute naming the host (internal/hostroute).
-const attrHost = hostroute.Attr
-
 func New(version string) func() provider.Provider {
 	return func() provider.Provider { return &libvirtProvider{version: version} }
 }

@@ -37,8 +37,10 @@ type copiedContent struct {
 }
 
 // Ending is the create as treeresource.Base.Finish runs it: the way the
-// volume is made (a copy, content, empty) is its Apply, on the attribute
-// that way is configured with, and what a failed step left is its Undo.
+// volume is made (a copy, content, empty) is its Apply, reported on create
+// when the volume is copied or filled (tofu points at the create line; it
+// finds no line for create.clone or create.content written inline), and
+// what a failed step left is its Undo.
 // Volumes getting the same content on this host share one transfer: a
 // volume that waits for another's download is copied from it.
 func (c *Create) Ending(ctx context.Context, plan tftypes.Value, diags *diag.Diagnostics) treeresource.Ending {
@@ -58,12 +60,13 @@ func (c *Create) Ending(ctx context.Context, plan tftypes.Value, diags *diag.Dia
 	}
 	ending := treeresource.Ending{Op: "create", Plan: plan, Prior: c.plan,
 		Undo: func() (string, bool) { return c.undo(ctx) }}
+	if clone != nil || url != "" {
+		ending.Attr = path.Root("create")
+	}
 	switch {
 	case clone != nil:
-		ending.Attr = path.Root("create").AtName("clone")
 		ending.Apply = func(*diag.Diagnostics) (string, error) { return c.clone(ctx, *clone) }
 	case url != "":
-		ending.Attr = path.Root("create").AtName("content")
 		ending.Apply = func(diags *diag.Diagnostics) (string, error) { return c.content(ctx, diags) }
 	default:
 		ending.Apply = func(*diag.Diagnostics) (string, error) { return c.empty(ctx) }
