@@ -28,17 +28,6 @@ import (
 // cancels it, and changes nothing in state. The libvirt work is
 // internal/libvirtops's; the types here read the configuration and report.
 
-// All lists every action the provider serves.
-func All() []func() action.Action {
-	return []func() action.Action{
-		NewDomainFsGrowAction,
-		NewDomainRebootAction,
-		NewDomainResetAction,
-		NewDomainShutdownAction,
-		NewDomainSnapshotRevertAction,
-	}
-}
-
 const (
 	attrActionDomain = "domain"
 	attrActionHost   = hostroute.Attr

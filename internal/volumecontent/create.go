@@ -234,6 +234,34 @@ func (c *Create) content(ctx context.Context, diags *diag.Diagnostics) (string, 
 	return key, nil
 }
 
+// rbdContent fills a new volume of an rbd pool from the content on the
+// upload's connection.
+func (c *Create) rbdContent(ctx context.Context, def *libvirtxml.StoragePool) (string, error) {
+	capacity, _ := SizeBytes(c.plan, "capacity")
+	key, err := c.up.CreateRBD(ctx, def, c.doc, capacity, stagingPool(c.plan), c.src, progressLogger(ctx))
+	c.key = key
+	if err == nil {
+		return key, nil
+	}
+	c.left = func() (string, bool) {
+		// CreateRBDVolume cleans up on its connection, but that may be
+		// closing (a cancelled apply closes it, and go-libvirt notices a
+		// moment later): whatever is left is removed on a new one. Every
+		// name is this volume's own (the volume did not exist before), so
+		// this never removes another's.
+		removed, rerr := c.volumes.CleanUpRBDCreate(ctx, c.poolName, stagingPool(c.plan), c.doc.Name)
+		said := ""
+		if len(removed) > 0 {
+			said = "; " + strings.Join(removed, " and ") + " deleted on a new connection"
+		}
+		if rerr != nil {
+			said += fmt.Sprintf("; removing what it left failed (%v): the RBD image may remain half-written", rerr)
+		}
+		return said, rerr != nil
+	}
+	return c.unknownID(), fmt.Errorf("copying the content into RBD: %w", err)
+}
+
 // removeHalfWritten is the Undo of a failed upload. The create deletes
 // what it made, but not through a broken connection, and a SIGINT can close
 // the upload's connection while it still reports connected: whatever

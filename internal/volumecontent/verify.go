@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
@@ -19,15 +20,6 @@ import (
 // create.content.url ModifyPlan compared with an adopted volume, so that
 // Update does not read both again.
 const privateContentVerified = "content_verified"
-
-// PrivateSetter is the part of the framework's private state ModifyPlan uses.
-type PrivateSetter interface {
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
-type PrivateGetter interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
 
 // recordsContent reports whether the plan gives a volume that has no content
 // in state (imported, or adopted from another provider) its
@@ -141,19 +133,39 @@ func verifyBeforeRecording(ctx context.Context, c *libvirtconn.Client, prior, pl
 	return src
 }
 
-// contentURLKnown returns create.content.url and whether it is known at plan.
-func contentURLKnown(attrs map[string]tftypes.Value) (string, bool) {
-	create := attrs["create"]
-	if !create.IsKnown() {
-		return "", false
+// verifyRecordedContent runs after a refresh: with verify_content, a
+// volume that no longer holds what was written has its content_digest
+// nulled (ModifyPlan then replaces it).
+func verifyRecordedContent(ctx context.Context, c *libvirtconn.Client, private PrivateGetter, resp *resource.ReadResponse) {
+	attrs := treeresource.ObjectAttrs(resp.State.Raw)
+	if on, _ := treeresource.Bool(attrs, "verify_content"); !on {
+		return
 	}
-	content := treeresource.ObjectAttrs(create)["content"]
-	if !content.IsKnown() {
-		return "", false
+	if attrs["content_digest"].IsNull() {
+		return
 	}
-	u := treeresource.ObjectAttrs(content)["url"]
-	if !u.IsKnown() {
-		return "", false
+	b, _ := private.GetKey(ctx, privateContentWritten)
+	var want storage.VolumeDigest
+	if b == nil || json.Unmarshal(b, &want) != nil {
+		return
 	}
-	return contentURL(attrs), true
+	key, _ := treeresource.String(attrs, "id")
+	got, err := libvirtops.Volumes(c).Digest(ctx, key, want.Digest.Algorithm, want.Length)
+	if err != nil {
+		resp.Diagnostics.AddAttributeWarning(path.Root("verify_content"), "Cannot verify the volume's content", err.Error())
+		return
+	}
+	if got == want.Digest {
+		return
+	}
+	what := fmt.Sprintf("its first %d bytes have %s", want.Length, got)
+	if got.Hex == "" {
+		what = fmt.Sprintf("it has fewer than the %d bytes recorded", want.Length)
+	}
+	resp.Diagnostics.AddAttributeWarning(path.Root("content_digest"), "Volume content changed",
+		fmt.Sprintf("Volume %s no longer holds the content recorded when it was created or adopted: %s, %s then. It was truncated or "+
+			"written to outside of this configuration; the plan replaces it with its content. To keep it as it is, set "+
+			"verify_content = false.", key, what, want.Digest))
+	attrs["content_digest"] = tftypes.NewValue(tftypes.String, nil)
+	resp.State.Raw = tftypes.NewValue(resp.State.Raw.Type(), attrs)
 }
