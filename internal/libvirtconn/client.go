@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -235,7 +236,7 @@ func (c *Client) dialRetry(ctx context.Context, wait bool) (*libvirt.Libvirt, er
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%w (%v)", err, ctx.Err())
+			return nil, withContextEnd(err, ctx.Err())
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
@@ -383,7 +384,7 @@ func (c *Client) Do(ctx context.Context, op func(*libvirt.Libvirt) error) error 
 		return nil
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("%w (%v)", WrapError(err), ctx.Err())
+		return withContextEnd(WrapError(err), ctx.Err())
 	}
 	if !connectionBroke(l, err) {
 		return WrapError(err)
@@ -393,6 +394,17 @@ func (c *Client) Do(ctx context.Context, op func(*libvirt.Libvirt) error) error 
 		return fmt.Errorf("the connection to libvirtd broke (%v) and reconnecting failed: %w", err, rerr)
 	}
 	return WrapError(op(l2))
+}
+
+// withContextEnd adds the context's end (cancelled, deadline) to err, the
+// cause the user must read when a closed connection broke the call, unless
+// err already says it (an operation that waited on the context itself):
+// "context canceled (context canceled)" says nothing twice.
+func withContextEnd(err, ended error) error {
+	if errors.Is(err, ended) || strings.Contains(err.Error(), ended.Error()) {
+		return err
+	}
+	return fmt.Errorf("%w (%v)", err, ended)
 }
 
 // reconnect replaces broken (unless another goroutine already did).

@@ -67,6 +67,11 @@ func (d Domain) Reset(ctx context.Context, id string) error {
 	})
 }
 
+// DefaultShutdownTimeout is how long a shutdown waits for the guest before
+// forcing it off when the configuration says nothing: the domain
+// resource's shutdown_timeout and the shutdown action share it.
+const DefaultShutdownTimeout = "60s"
+
 // Shutdown stops the domain id as the domain resource's delete does: a
 // graceful shutdown request, then forced off when the guest has not stopped
 // within timeout (at once with timeout 0). graceful makes the forced stop

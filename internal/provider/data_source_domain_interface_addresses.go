@@ -124,7 +124,7 @@ func (d *domainInterfaceAddressesDataSource) Schema(_ context.Context, _ datasou
 					"timeout": schema.StringAttribute{
 						Optional:    true,
 						Description: "How long to wait, as a Go duration (`90s`, `5m`). Default `5m`.",
-						Validators:  []validator.String{durationValidator{}},
+						Validators:  []validator.String{treeresource.DurationValidator{}},
 					},
 					"until": schema.StringAttribute{
 						Optional: true,

@@ -95,7 +95,7 @@ func (r *domainResource) plannedMove(state, plan map[string]tftypes.Value) (*mov
 func (r *domainResource) planMove(ctx context.Context, resp *resource.ModifyPlanResponse, plan, state map[string]tftypes.Value) bool {
 	m, err := r.plannedMove(state, plan)
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root(attrHost), "Unknown host", err.Error())
+		resp.Diagnostics.AddAttributeError(path.Root(hostroute.Attr), "Unknown host", err.Error())
 		return true
 	}
 	if m == nil {
@@ -110,9 +110,9 @@ func (r *domainResource) planMove(ctx context.Context, resp *resource.ModifyPlan
 	problems, err := libvirtops.CheckMove(ctx, m.ends(), id)
 	switch {
 	case err != nil:
-		resp.Diagnostics.AddAttributeError(path.Root(attrHost), "Cannot check the move of the domain", err.Error())
+		resp.Diagnostics.AddAttributeError(path.Root(hostroute.Attr), "Cannot check the move of the domain", err.Error())
 	case len(problems) > 0:
-		resp.Diagnostics.AddAttributeError(path.Root(attrHost), "The domain cannot move to "+m.to.Label(), moveRefusal(m, problems))
+		resp.Diagnostics.AddAttributeError(path.Root(hostroute.Attr), "The domain cannot move to "+m.to.Label(), moveRefusal(m, problems))
 	}
 	return true
 }
@@ -161,7 +161,7 @@ func (r *domainResource) applyMove(ctx context.Context, req resource.UpdateReque
 		}
 		// it lives on the new host now: the state says so
 		resp.Diagnostics.AddError("Domain moved incompletely", detail)
-		state[attrHost] = plan[attrHost]
+		state[hostroute.Attr] = plan[hostroute.Attr]
 		resp.State.Raw = tftypes.NewValue(req.State.Raw.Type(), state)
 		return false
 	}

@@ -7,13 +7,17 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/actions"
 	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
+	"github.com/virtxml/terraform-provider-libvirt/internal/listing"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -31,16 +35,13 @@ type libvirtProvider struct {
 	// protocol server's own planning path (ProtocolServer).
 	hosts *hostroute.Set
 	// tree is the tree resources' protocol layer, which holds their
-	// identities; the list resources ask it (list_resources.go)
+	// identities; the list resources ask it (internal/listing)
 	tree *treeresource.Server
 }
 
 // New returns the provider factory used by main and by acceptance tests.
 // providerTypeName prefixes every resource and data source type name.
 const providerTypeName = "libvirt"
-
-// attrHost is the resource attribute naming the host (internal/hostroute).
-const attrHost = hostroute.Attr
 
 func New(version string) func() provider.Provider {
 	return func() provider.Provider { return &libvirtProvider{version: version} }
@@ -98,6 +99,11 @@ func (p *libvirtProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.ListResourceData = hosts
 }
 
+// Actions lists every action the provider serves (internal/actions).
+func (p *libvirtProvider) Actions(context.Context) []func() action.Action {
+	return actions.All()
+}
+
 // Resources lists every resource the provider serves.
 func (p *libvirtProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
@@ -134,5 +140,30 @@ func (p *libvirtProvider) DataSources(context.Context) []func() datasource.DataS
 		NewNodeDeviceInfoDataSource,
 		NewNodeDevicesDataSource,
 		NewNodeInfoDataSource,
-	}, p.hostObjectsDataSources()...)
+	}, p.listing().DataSources()...)
+}
+
+// ListResources lists the list resources (internal/listing), one per tree
+// resource.
+func (p *libvirtProvider) ListResources(context.Context) []func() list.ListResource {
+	return p.listing().ListResources()
+}
+
+// listing is what internal/listing needs of the provider: the tree
+// resources by kind, and the protocol layer with their schemas and
+// identities.
+func (p *libvirtProvider) listing() listing.Catalog {
+	return listing.Catalog{
+		TypeName: providerTypeName,
+		Resources: map[string]func() resource.Resource{
+			"domain":          NewDomainResource,
+			"domain_snapshot": NewDomainSnapshotResource,
+			"network":         NewNetworkResource,
+			"nwfilter":        NewNWFilterResource,
+			"pool":            NewPoolResource,
+			"secret":          NewSecretResource,
+			"volume":          NewVolumeResource,
+		},
+		Tree: func() *treeresource.Server { return p.tree },
+	}
 }

@@ -55,7 +55,7 @@ const (
 )
 
 // defaultShutdownTimeout is shutdown_timeout's default.
-const defaultShutdownTimeout = "60s"
+const defaultShutdownTimeout = libvirtops.DefaultShutdownTimeout
 
 func domainSpec() treeresource.Spec[libvirtxml.Domain] {
 	spec := domainOwnSpec()
@@ -118,7 +118,7 @@ func domainOwnSpec() treeresource.Spec[libvirtxml.Domain] {
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				Description: "When a change to a running domain only takes effect at its next boot, restart it (graceful shutdown, then start) during apply. When false, the change waits for the next boot and the plan shows a warning. Default: false.",
 			},
-			attrHost: domainHostAttribute(),
+			hostroute.Attr: domainHostAttribute(),
 			attrConsoleURLs: schema.ListAttribute{
 				Computed: true, ElementType: types.StringType,
 				Description: "Graphical console URLs of the running domain, read from its live definition (vnc://host:port, spice://host:port; host is the connection's host).",

@@ -3,9 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"math/big"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -23,8 +20,8 @@ import (
 	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
-	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
+	"github.com/virtxml/terraform-provider-libvirt/internal/volumecontent"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
 )
 
@@ -53,7 +50,7 @@ func NewVolumeResource() resource.Resource {
 			"without a restart. Shrinking is refused; any other change replaces the volume. Deleting a volume that other volumes use " +
 			"as backing file fails. " +
 			"How any libvirt XML is written as attributes: see the guide \"Writing libvirt XML as attributes\".",
-		Own: mergeAttributes(map[string]schema.Attribute{
+		Own: volumecontent.WithAttributes(map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
 				Description:   "The volume's key (its path for file-based pools).",
@@ -69,78 +66,8 @@ func NewVolumeResource() resource.Resource {
 				Description:   "Path of the volume on the libvirt host (the target path), for use in domain disks.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"create": schema.SingleNestedAttribute{
-				Optional: true,
-				Description: "Fill the volume when it is created. A change replaces the volume. After an import, adding it records the " +
-					"source in state if the volume holds that content (compared at plan, up to the first differing byte); a volume " +
-					"that does not, such as a half-written upload, is replaced, with a warning naming the byte where it differs. Content " +
-					"with `checksum` or `checksum_url` is also checked against its digest then, and the digest recorded in " +
-					"`content_digest`, so that `verify_content` covers the adopted volume.",
-				Attributes: map[string]schema.Attribute{
-					"clone": schema.SingleNestedAttribute{
-						Optional: true,
-						Description: "Make the volume a full, independent copy of another volume on the same host (libvirt copies it " +
-							"there, also on a remote host; nothing passes through the machine running OpenTofu). The copy has no backing " +
-							"chain: an overlay is flattened. Its format is the source's unless `target.format.type` is given, its size the " +
-							"source's unless `capacity` is larger (then it is grown after the copy). Progress is logged at INFO every 5 " +
-							"seconds. Exactly one of `content` and `clone` is set.",
-						Attributes: map[string]schema.Attribute{
-							"volume": schema.StringAttribute{
-								Required:    true,
-								Description: "The volume to copy: its name (in `pool`), or its key (its path for file-based pools).",
-							},
-							"pool": schema.StringAttribute{
-								Optional:    true,
-								Description: "The pool of the volume to copy, when `volume` is a name. Default: the pool of the new volume.",
-							},
-						},
-					},
-					"content": schema.SingleNestedAttribute{
-						Optional:    true,
-						Description: "Content to upload. Exactly one of `content` and `clone` is set.",
-						Attributes: mergeAttributes(contentDownloadAttributes(), map[string]schema.Attribute{
-							"url": schema.StringAttribute{
-								Required: true,
-								Description: "Where the content comes from: `http://` or `https://` URL, `file://` URL or a local path " +
-									"(on the machine running OpenTofu, e.g. `libvirt_cloudinit_disk.x.path`). It is streamed into the " +
-									"volume with flat memory use; a server need not send Content-Length. Content compressed with gzip, xz or " +
-									"zstd (recognised by its first bytes, whatever the name) is decompressed while it streams, and the " +
-									"volume holds the decompressed image. Raw content going into a raw volume of a file-based pool (dir, fs, netfs) is " +
-									"uploaded sparse: a local file's holes and any content's runs of zeros of 16 MiB or more are skipped, not sent, " +
-									"and the volume stays sparse in the pool. With `TF_LOG=INFO`, the upload's progress (bytes done, total, rate) is " +
-									"logged every 5 seconds, and its final figure when it ends. A qcow2 image keeps its format " +
-									"(`target.format.type` is set to `qcow2` unless given) and gives the volume its virtual size unless " +
-									"`capacity` is larger (then the volume is grown after the upload). A failed download or upload " +
-									"leaves no volume behind. A request that fails (no connection, HTTP 5xx or 429) or a connection lost " +
-									"mid-stream is retried up to 4 times, after 1, 2, 4 and 8 seconds; a lost connection resumes from the " +
-									"byte reached with an HTTP Range request (If-Range on the ETag or Last-Modified, so changed content is " +
-									"never spliced on), and a server that cannot resume fails the create. Errors name the URL (a password in " +
-									"it masked) and the bytes reached. `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` are honoured. Volumes of " +
-									"one apply with the same `url`, `checksum` and `checksum_url` on the same host share one download: the " +
-									"first downloads it, the others (those created while it downloads) are copies made by libvirt on the " +
-									"host, in any pool but `rbd` ones; each host downloads once. `content_source` and `content_bytes` record " +
-									"which volume downloaded and which were copied (and `TF_LOG=INFO` logs \"volume content transferred\" and " +
-									"\"volume content copied\"). Into an `rbd` pool (Ceph), whose libvirt driver takes no upload, the content is " +
-									"uploaded into a staging volume of `staging_pool` first and then copied into the RBD image by QEMU (a block " +
-									"copy in a paused transient domain); the RBD image is raw (a qcow2 image is converted), the staging volume " +
-									"is deleted afterwards, and a failure leaves neither of them nor the domain behind. Both steps log their " +
-									"progress with `TF_LOG=INFO`.",
-							},
-							"staging_pool": schema.StringAttribute{
-								Optional: true,
-								Description: "Only for a volume in an `rbd` pool, and required there: a `dir`, `fs` or `netfs` pool on the same " +
-									"host with room for the image, which holds the content while it is copied into RBD " +
-									"(volume `<name>.rbd-staging`, deleted afterwards). A change replaces the volume.",
-							},
-						}),
-					},
-				},
-			},
-			"content_digest":   contentDigestAttribute(),
-			"verify_content":   verifyContentAttribute(),
-			"content_upstream": contentUpstreamAttribute(),
-			"timeouts":         timeouts.Attributes(context.Background(), timeouts.Opts{Create: true}),
-		}, contentSourceAttributes()),
+			"timeouts": timeouts.Attributes(context.Background(), timeouts.Opts{Create: true}),
+		}),
 		// growing applies in place; any other change needs a new volume
 		ReplaceOnChange: []string{treeresource.AllDocument},
 		InPlace:         []string{"capacity", "capacity_unit"},
@@ -161,10 +88,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	config := treeresource.ObjectAttrs(req.Config.Raw)
 	// a new volume needs its size from somewhere; an existing one (imported,
 	// or moved from another provider) has one
-	if !checkCreateChoice(config, &resp.Diagnostics) {
-		return
-	}
-	if checkContentOptions(config, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if !volumecontent.CheckConfig(config, &resp.Diagnostics) {
 		return
 	}
 	if req.State.Raw.IsNull() && config["capacity"].IsNull() && config["create"].IsNull() && config["backing_store"].IsNull() {
@@ -174,8 +98,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	if req.State.Raw.IsNull() {
-		r.checkContentFits(ctx, treeresource.ObjectAttrs(req.Plan.Raw), &resp.Diagnostics)
-		r.planCheckRBDContent(ctx, treeresource.ObjectAttrs(req.Plan.Raw), &resp.Diagnostics)
+		volumecontent.CheckNew(ctx, r.Client(), treeresource.ObjectAttrs(req.Plan.Raw), &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -185,22 +108,12 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	state := treeresource.ObjectAttrs(req.State.Raw)
-	// create: replacing content needs a new volume; recording it for an
-	// imported volume (state has none) does not
-	if sc := state["create"]; !sc.IsNull() && !withoutTransport(plan["create"]).Equal(withoutTransport(sc)) {
-		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("create"))
-	}
-	// a volume found altered at refresh (verify_content) gets its content again
-	planReplaceAltered(state, plan, &resp.RequiresReplace)
-	// a "latest" image whose file changed on the server gets its new content
-	planUpstreamChange(ctx, state, plan, &resp.RequiresReplace, &resp.Diagnostics)
-	// recording it is only true when the volume holds it
-	r.verifyAdoptedContent(ctx, state, plan, resp.Private, &resp.RequiresReplace, &resp.Diagnostics)
+	volumecontent.PlanChanges(ctx, r.Client(), state, plan, resp.Private, &resp.RequiresReplace, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if want, ok := sizeBytes(plan, "capacity"); ok {
-		if have, ok := sizeBytes(state, "capacity"); ok && want < have {
+	if want, ok := volumecontent.SizeBytes(plan, "capacity"); ok {
+		if have, ok := volumecontent.SizeBytes(state, "capacity"); ok && want < have {
 			resp.Diagnostics.AddAttributeError(path.Root("capacity"), "Volume cannot shrink",
 				fmt.Sprintf("capacity %d bytes is smaller than the volume's current %d bytes. Shrinking a disk loses data, so it is refused; "+
 					"grow it, or replace the volume (e.g. with a new name).", want, have))
@@ -235,7 +148,6 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	poolName, _ := treeresource.String(plan, "pool")
-	url := contentURL(plan)
 	volumes := libvirtops.Volumes(r.Client())
 	if err := volumes.FindPool(ctx, poolName); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("pool"), "Cannot find storage pool", fmt.Sprintf("pool %q: %v", poolName, err))
@@ -252,179 +164,9 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 				"otherwise delete it: virsh vol-delete --pool %s %s", poolName, doc.Name, poolName, doc.Name, poolName, doc.Name))
 		return
 	}
-	var key string
-	clone := cloneSource(plan)
-	// volumes getting the same content on this host share one transfer
-	share := joinSharedDownload(r.Client().URI(), plan)
-	if share != nil {
-		defer share.Release()
-		if from, digest, ok := share.Wait(ctx); ok {
-			clone = &libvirtops.CloneSource{Volume: from}
-			tflog.Info(ctx, "volume content copied on the host from a volume that downloaded it in this apply",
-				map[string]any{"volume": poolName + "/" + doc.Name, "from": from, "url": redactedURL(url)})
-			defer func() {
-				resp.State.Raw = withUpstream(withContentDigest(resp.State.Raw, digest), plan, share.Fingerprint())
-				resp.State.Raw = withContentSource(resp.State.Raw, contentSourceCopy, 0)
-			}()
-			if doc.Target == nil || doc.Target.Format == nil { // the copy holds the same bytes
-				resp.Diagnostics.Append(recordWritten(ctx, share.Written(), resp.Private)...)
-			}
-		}
-	}
-	if clone != nil {
-		want, _ := sizeBytes(plan, "capacity")
-		var unknown bool
-		key, unknown, err = volumes.Clone(ctx, poolName, doc, want, *clone, progressLogger(ctx))
-		if err != nil {
-			msg := err.Error()
-			if unknown {
-				r.recordUnfinished(req.Plan.Raw, key, poolName, doc.Name, resp)
-				msg += "; whether the copy was created is unknown, so it is recorded as tainted: the next apply looks it up and re-creates it"
-			}
-			resp.Diagnostics.AddAttributeError(path.Root("create").AtName("clone"), "Cannot copy volume", msg)
-			return
-		}
-	} else if url != "" {
-		src, err := openContent(ctx, plan)
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("create"), "Cannot read volume content", err.Error())
-			return
-		}
-		defer src.Close()
-		defer func() {
-			resp.State.Raw = withUpstream(withContentDigest(resp.State.Raw, src.Digest()), plan, src.Fingerprint)
-			resp.State.Raw = withContentSource(resp.State.Raw, src.Origin(), src.Received())
-		}()
-		// the create and upload run on a connection of their own (Upload)
-		up, err := volumes.OpenUpload(ctx)
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot connect for the upload", err.Error())
-			return
-		}
-		defer up.Close()
-		if err := up.UsePool(poolName); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("pool"), "Cannot find storage pool", fmt.Sprintf("pool %q: %v", poolName, err))
-			return
-		}
-		var diags diag.Diagnostics
-		def := checkRBDContent(up.PoolDefinition, plan, &diags)
-		if resp.Diagnostics.Append(diags...); diags.HasError() {
-			return
-		}
-		if def != nil && def.Type == "rbd" {
-			var ok bool
-			if key, ok = r.createRBDFromContent(ctx, up, poolName, def, doc, plan, src, req.Plan.Raw, resp); !ok {
-				return
-			}
-		} else {
-			capacity, _ := sizeBytes(plan, "capacity")
-			key, err = up.Create(ctx, doc, capacity, src, progressLogger(ctx))
-			if err != nil {
-				// the create deletes what it made, but not through a broken
-				// connection, and a SIGINT can close the upload's connection
-				// while it still reports connected: whatever remains is
-				// removed on the shared one (a lookup that finds nothing when
-				// the create cleaned up)
-				msg := err.Error()
-				{
-					// on a context of its own (the apply's may be cancelled by SIGINT), briefly: tofu is waiting to exit
-					cleanCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-					removed, rerr := volumes.RemoveIfPresent(cleanCtx, poolName, doc.Name)
-					cancel()
-					if removed {
-						msg += "; the incomplete volume was deleted on a new connection"
-					} else if rerr != nil {
-						r.recordUnfinished(req.Plan.Raw, key, poolName, doc.Name, resp)
-						msg += fmt.Sprintf("; the volume may remain half-written and is recorded as tainted: the next apply deletes and "+
-							"re-creates it (or remove it by hand: virsh vol-delete --pool %s %s) (%v)", poolName, doc.Name, rerr)
-					}
-				}
-				resp.Diagnostics.AddError("Cannot create volume from content", msg)
-				return
-			}
-			if share != nil {
-				share.Publish(key, src)
-			}
-			resp.Diagnostics.Append(recordWritten(ctx, src.Written(), resp.Private)...)
-			if src.FromCache != "" {
-				tflog.Info(ctx, "volume content read from the content cache", map[string]any{"volume": poolName + "/" + doc.Name, "file": src.FromCache})
-			}
-			tflog.Info(ctx, "volume content transferred", map[string]any{"volume": poolName + "/" + doc.Name, "url": src.URL,
-				"bytes": src.Transferred(), "compressed": src.Compression, "digest": fmt.Sprint(src.Digest())})
-		}
-	} else {
-		if _, err := doc.Marshal(); err != nil {
-			resp.Diagnostics.AddError("Cannot write volume XML", err.Error())
-			return
-		}
-		var unknown bool
-		key, unknown, err = volumes.CreateEmpty(ctx, poolName, doc)
-		if err != nil {
-			msg := err.Error()
-			if unknown {
-				// neither the answer nor a look-up says whether it exists
-				r.recordUnfinished(req.Plan.Raw, key, poolName, doc.Name, resp)
-				msg += "; whether the volume was created is unknown, so it is recorded as tainted: the next apply looks it up and re-creates it"
-			}
-			resp.Diagnostics.AddError("Cannot create volume", msg)
-			return
-		}
-	}
-	r.Finish(ctx, treeresource.Ending{Op: "create", Plan: req.Plan.Raw, ID: key, Prior: plan, Undo: func() (string, bool) {
-		// not in state means nobody would delete it: remove it now
-		derr := volumes.RemoveKey(ctx, key)
-		if derr != nil && !libvirtconn.IsNotFound(derr) {
-			return fmt.Sprintf("; deleting it again also failed (%v)", derr), true
-		}
-		return "", false
-	}}, &resp.State, &resp.Diagnostics)
-}
-
-// logProgress logs a long transfer's progress at INFO every
-// storage.ProgressInterval (TF_LOG=INFO shows bytes done, total and rate),
-// and its final figure; the returned stop ends it.
-func logProgress(ctx context.Context, op, volume, from string, done func() int64, total int64) (stop func()) {
-	s := storage.ReportProgress(done, total, func(p storage.Progress, final bool) {
-		msg := "volume " + op + " progress"
-		if final {
-			msg = "volume " + op + " ended"
-		}
-		tflog.Info(ctx, msg, map[string]any{
-			"volume": volume, "from": from, "progress": p.String(),
-			"bytes_done": p.Done, "bytes_total": p.Total, "bytes_per_second": int64(p.Rate()),
-		})
-	})
-	return func() { s() }
-}
-
-// progressLogger reports the transfers of libvirtops with logProgress.
-func progressLogger(ctx context.Context) libvirtops.Progress {
-	return func(op, volume, from string, done func() int64, total int64) (stop func()) {
-		return logProgress(ctx, op, volume, from, done, total)
-	}
-}
-
-// recordUnfinished returns, with the create's error, a tainted state for a
-// volume that may exist but could not be removed or looked up (a broken
-// connection): its key when the create answered, else "pool/name". The next
-// apply then refreshes it and deletes and re-creates it; an interrupted
-// apply is recovered by running apply again, never taken for complete.
-func (r *volumeResource) recordUnfinished(plan tftypes.Value, key, poolName, name string, resp *resource.CreateResponse) {
-	id := key
-	if id == "" {
-		id = poolName + "/" + name
-	}
-	if state, err := treeresource.Unfinished(plan, id); err == nil {
-		resp.State.Raw = state
-	}
-}
-
-// contentURL returns create.content.url, "" when not set.
-func contentURL(attrs map[string]tftypes.Value) string {
-	create := treeresource.ObjectAttrs(attrs["create"])
-	content := treeresource.ObjectAttrs(create["content"])
-	url, _ := treeresource.String(content, "url")
-	return url
+	c := volumecontent.NewCreate(r.Client(), poolName, doc, plan, resp.Private, r.RemovalSaid)
+	defer c.Close(&resp.State)
+	r.Finish(ctx, c.Ending(ctx, req.Plan.Raw, &resp.Diagnostics), &resp.State, &resp.Diagnostics)
 }
 
 // Fetch reads the volume with this key; the pool and path it reports are
@@ -474,7 +216,7 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if resp.Diagnostics.HasError() || resp.State.Raw.IsNull() {
 		return
 	}
-	r.verifyRecordedContent(ctx, req.Private, resp)
+	volumecontent.VerifyRecorded(ctx, r.Client(), req.Private, resp)
 }
 
 // Update grows the volume; ModifyPlan replaces it for anything else.
@@ -485,12 +227,12 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	plan := treeresource.ObjectAttrs(req.Plan.Raw)
 	prior := treeresource.ObjectAttrs(req.State.Raw)
 	key, _ := treeresource.String(prior, "id")
-	compared := r.verifyBeforeRecording(ctx, prior, plan, req.Private, &resp.Diagnostics)
+	compared := volumecontent.VerifyBeforeRecording(ctx, r.Client(), prior, plan, req.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	want, wantOK := sizeBytes(plan, "capacity")
-	have, _ := sizeBytes(prior, "capacity")
+	want, wantOK := volumecontent.SizeBytes(plan, "capacity")
+	have, _ := volumecontent.SizeBytes(prior, "capacity")
 	if wantOK && want < have {
 		resp.Diagnostics.AddAttributeError(path.Root("capacity"), "Volume cannot shrink",
 			fmt.Sprintf("capacity %d bytes is smaller than the volume's current %d bytes", want, have))
@@ -513,11 +255,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 		}}, &resp.State, &resp.Diagnostics) {
 		return
 	}
-	if compared != nil && compared.Digest() != nil {
-		// adopted content with a checksum, compared only now: recorded as at plan
-		resp.State.Raw = withContentDigest(resp.State.Raw, compared.Digest())
-		resp.Diagnostics.Append(recordWritten(ctx, compared.Written(), resp.Private)...)
-	}
+	compared.Record(ctx, &resp.State.Raw, resp.Private, &resp.Diagnostics)
 }
 
 func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -547,58 +285,5 @@ func keepRawFormat(prior map[string]tftypes.Value, doc *libvirtxml.StorageVolume
 	var s string
 	if format.IsKnown() && !format.IsNull() && format.As(&s) == nil && s == "raw" {
 		doc.Target.Format.Type = "raw"
-	}
-}
-
-// sizeBytes reads a scaled size (value + unit attribute) in bytes; ok is
-// false when the value is null or unknown, or the unit is not libvirt's.
-func sizeBytes(attrs map[string]tftypes.Value, name string) (uint64, bool) {
-	v, ok := attrs[name]
-	if !ok || v.IsNull() || !v.IsKnown() {
-		return 0, false
-	}
-	var f big.Float
-	if v.As(&f) != nil {
-		return 0, false
-	}
-	// An unknown unit is one the configuration leaves to libvirt (the unit
-	// attribute is computed): storage sizes without a unit are bytes.
-	unit := ""
-	if u, ok := attrs[name+"_unit"]; ok && u.IsKnown() && !u.IsNull() {
-		_ = u.As(&unit)
-	}
-	factor, ok := xmlschema.UnitFactor(unit, "bytes")
-	if !ok {
-		return 0, false
-	}
-	n, _ := f.Int(nil)
-	n.Mul(n, factor)
-	if !n.IsUint64() {
-		return 0, false
-	}
-	return n.Uint64(), true
-}
-
-// checkContentFits refuses at plan a new volume whose content, a file on
-// this machine, is larger than the pool's free space. (Content from a URL is
-// checked against its Content-Length before anything is created or streamed.)
-func (r *volumeResource) checkContentFits(ctx context.Context, plan map[string]tftypes.Value, diags *diag.Diagnostics) {
-	url := contentURL(plan)
-	poolName, ok := treeresource.String(plan, "pool")
-	if url == "" || !ok || r.Client() == nil {
-		return
-	}
-	file := strings.TrimPrefix(url, "file://")
-	if strings.Contains(file, "://") {
-		return
-	}
-	info, err := os.Stat(file)
-	if err != nil || !info.Mode().IsRegular() {
-		return // reported, with the reason, by apply
-	}
-	free, err := libvirtops.Volumes(r.Client()).PoolFree(ctx, poolName)
-	if err == nil && uint64(info.Size()) > free {
-		diags.AddAttributeError(path.Root("create").AtName("content").AtName("url"), "Content larger than the pool's free space",
-			fmt.Sprintf("%s is %s but pool %q has %s free.", file, storage.HumanBytes(uint64(info.Size())), poolName, storage.HumanBytes(free)))
 	}
 }

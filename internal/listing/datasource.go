@@ -1,4 +1,4 @@
-package provider
+package listing
 
 import (
 	"context"
@@ -29,16 +29,16 @@ import (
 
 // hostObjectsDataSource lists the objects of one kind.
 type hostObjectsDataSource struct {
-	kind  listKind
-	p     *libvirtProvider
-	hosts *hostroute.Set
+	kind    listKind
+	catalog Catalog
+	hosts   *hostroute.Set
 }
 
-// HostObjectsDataSources are the plural data sources, one per list resource.
-func (p *libvirtProvider) hostObjectsDataSources() []func() datasource.DataSource {
+// DataSources are the plural data sources, one per list resource.
+func (c Catalog) DataSources() []func() datasource.DataSource {
 	var out []func() datasource.DataSource
-	for _, k := range listKinds() {
-		out = append(out, func() datasource.DataSource { return &hostObjectsDataSource{kind: k, p: p} })
+	for _, k := range c.kinds() {
+		out = append(out, func() datasource.DataSource { return &hostObjectsDataSource{kind: k, catalog: c} })
 	}
 	return out
 }
@@ -82,15 +82,7 @@ func (d *hostObjectsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 }
 
 func (d *hostObjectsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	hosts, ok := req.ProviderData.(*hostroute.Set)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *hostroute.Set, got %T; this is a provider bug", req.ProviderData))
-		return
-	}
-	d.hosts = hosts
+	d.hosts = hostsOf(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *hostObjectsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -108,7 +100,7 @@ func (d *hostObjectsDataSource) Read(ctx context.Context, req datasource.ReadReq
 		resp.Diagnostics.AddError("Cannot list "+d.kind.noun, err.Error())
 		return
 	}
-	typeName := providerTypeName + "_" + d.kind.name
+	typeName := d.catalog.TypeName + "_" + d.kind.name
 	sch, err := d.resourceSchema(ctx, typeName)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot list "+d.kind.noun, err.Error())
@@ -130,10 +122,11 @@ func (d *hostObjectsDataSource) Read(ctx context.Context, req datasource.ReadReq
 // resourceSchema is the protocol schema of the kind's resource (the
 // configuration is written from it).
 func (d *hostObjectsDataSource) resourceSchema(ctx context.Context, typeName string) (*tfprotov6.Schema, error) {
-	if d.p.tree == nil {
+	tree := d.catalog.Tree()
+	if tree == nil {
 		return nil, fmt.Errorf("no protocol server; this is a provider bug")
 	}
-	resp, err := d.p.tree.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	resp, err := tree.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package provider
+package volumecontent
 
 import (
 	"context"
@@ -7,8 +7,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -18,15 +20,6 @@ import (
 // create.content.url ModifyPlan compared with an adopted volume, so that
 // Update does not read both again.
 const privateContentVerified = "content_verified"
-
-// privateSetter is the part of the framework's private state ModifyPlan uses.
-type privateSetter interface {
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
-type privateGetter interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
 
 // recordsContent reports whether the plan gives a volume that has no content
 // in state (imported, or adopted from another provider) its
@@ -41,7 +34,7 @@ func recordsContent(prior, plan map[string]tftypes.Value) bool {
 // content, a volume that does not hold that content is planned for
 // replacement, with a warning saying where it differs and how to keep it.
 // Content not known at plan is compared by Update instead.
-func (r *volumeResource) verifyAdoptedContent(ctx context.Context, prior, plan map[string]tftypes.Value, private privateSetter, replace *path.Paths, diags *diag.Diagnostics) {
+func verifyAdoptedContent(ctx context.Context, c *libvirtconn.Client, prior, plan map[string]tftypes.Value, private PrivateSetter, replace *path.Paths, diags *diag.Diagnostics) {
 	if !recordsContent(prior, plan) {
 		return
 	}
@@ -55,7 +48,7 @@ func (r *volumeResource) verifyAdoptedContent(ctx context.Context, prior, plan m
 		return
 	}
 	key, _ := treeresource.String(prior, "id")
-	diff, src, err := r.compareWithContent(ctx, key, plan)
+	diff, src, err := compareWithContent(ctx, c, key, plan)
 	if err != nil {
 		diags.AddAttributeError(path.Root("create").AtName("content").AtName("url"), "Cannot compare the volume with its content",
 			fmt.Sprintf("Volume %s has no content recorded in state (it was imported), so it is compared with create.content.url before that is recorded: %v", key, err))
@@ -105,8 +98,8 @@ func mayHaveChecksum(attrs map[string]tftypes.Value) bool {
 // compareWithContent compares the volume with the plan's create.content,
 // opened with its checksum and TLS settings: content that does not match
 // its checksum is an error, not a difference.
-func (r *volumeResource) compareWithContent(ctx context.Context, key string, plan map[string]tftypes.Value) (*storage.Difference, *storage.Source, error) {
-	return libvirtops.Volumes(r.Client()).Compare(ctx, key, func() (*storage.Source, error) { return openContent(ctx, plan) })
+func compareWithContent(ctx context.Context, c *libvirtconn.Client, key string, plan map[string]tftypes.Value) (*storage.Difference, *storage.Source, error) {
+	return libvirtops.Volumes(c).Compare(ctx, key, func() (*storage.Source, error) { return openContent(ctx, plan) })
 }
 
 // verifyBeforeRecording runs in Update: content that the plan could not
@@ -114,7 +107,7 @@ func (r *volumeResource) compareWithContent(ctx context.Context, key string, pla
 // not hold it is not recorded as holding it. It returns the source compared
 // when the volume matched (its digest is then recorded), nil when the plan
 // had compared it already.
-func (r *volumeResource) verifyBeforeRecording(ctx context.Context, prior, plan map[string]tftypes.Value, private privateGetter, diags *diag.Diagnostics) *storage.Source {
+func verifyBeforeRecording(ctx context.Context, c *libvirtconn.Client, prior, plan map[string]tftypes.Value, private PrivateGetter, diags *diag.Diagnostics) *storage.Source {
 	if !recordsContent(prior, plan) {
 		return nil
 	}
@@ -126,7 +119,7 @@ func (r *volumeResource) verifyBeforeRecording(ctx context.Context, prior, plan 
 		}
 	}
 	key, _ := treeresource.String(prior, "id")
-	diff, src, err := r.compareWithContent(ctx, key, plan)
+	diff, src, err := compareWithContent(ctx, c, key, plan)
 	if err != nil {
 		diags.AddAttributeError(path.Root("create"), "Cannot compare the volume with its content", fmt.Sprintf("volume %s: %v", key, err))
 		return nil
@@ -140,19 +133,39 @@ func (r *volumeResource) verifyBeforeRecording(ctx context.Context, prior, plan 
 	return src
 }
 
-// contentURLKnown returns create.content.url and whether it is known at plan.
-func contentURLKnown(attrs map[string]tftypes.Value) (string, bool) {
-	create := attrs["create"]
-	if !create.IsKnown() {
-		return "", false
+// verifyRecordedContent runs after a refresh: with verify_content, a
+// volume that no longer holds what was written has its content_digest
+// nulled (ModifyPlan then replaces it).
+func verifyRecordedContent(ctx context.Context, c *libvirtconn.Client, private PrivateGetter, resp *resource.ReadResponse) {
+	attrs := treeresource.ObjectAttrs(resp.State.Raw)
+	if on, _ := treeresource.Bool(attrs, "verify_content"); !on {
+		return
 	}
-	content := treeresource.ObjectAttrs(create)["content"]
-	if !content.IsKnown() {
-		return "", false
+	if attrs["content_digest"].IsNull() {
+		return
 	}
-	u := treeresource.ObjectAttrs(content)["url"]
-	if !u.IsKnown() {
-		return "", false
+	b, _ := private.GetKey(ctx, privateContentWritten)
+	var want storage.VolumeDigest
+	if b == nil || json.Unmarshal(b, &want) != nil {
+		return
 	}
-	return contentURL(attrs), true
+	key, _ := treeresource.String(attrs, "id")
+	got, err := libvirtops.Volumes(c).Digest(ctx, key, want.Digest.Algorithm, want.Length)
+	if err != nil {
+		resp.Diagnostics.AddAttributeWarning(path.Root("verify_content"), "Cannot verify the volume's content", err.Error())
+		return
+	}
+	if got == want.Digest {
+		return
+	}
+	what := fmt.Sprintf("its first %d bytes have %s", want.Length, got)
+	if got.Hex == "" {
+		what = fmt.Sprintf("it has fewer than the %d bytes recorded", want.Length)
+	}
+	resp.Diagnostics.AddAttributeWarning(path.Root("content_digest"), "Volume content changed",
+		fmt.Sprintf("Volume %s no longer holds the content recorded when it was created or adopted: %s, %s then. It was truncated or "+
+			"written to outside of this configuration; the plan replaces it with its content. To keep it as it is, set "+
+			"verify_content = false.", key, what, want.Digest))
+	attrs["content_digest"] = tftypes.NewValue(tftypes.String, nil)
+	resp.State.Raw = tftypes.NewValue(resp.State.Raw.Type(), attrs)
 }

@@ -1,4 +1,4 @@
-package provider
+package volumecontent
 
 import (
 	"context"
@@ -13,14 +13,12 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
-	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 	"github.com/virtxml/terraform-provider-libvirt/internal/xmlschema"
@@ -161,6 +159,31 @@ func withoutTransport(create tftypes.Value) tftypes.Value {
 	}
 	attrs["content"] = tftypes.NewValue(ct, ca)
 	return tftypes.NewValue(create.Type(), attrs)
+}
+
+// contentURL returns create.content.url, "" when not set.
+func contentURL(attrs map[string]tftypes.Value) string {
+	create := treeresource.ObjectAttrs(attrs["create"])
+	content := treeresource.ObjectAttrs(create["content"])
+	url, _ := treeresource.String(content, "url")
+	return url
+}
+
+// contentURLKnown returns create.content.url and whether it is known at plan.
+func contentURLKnown(attrs map[string]tftypes.Value) (string, bool) {
+	create := attrs["create"]
+	if !create.IsKnown() {
+		return "", false
+	}
+	content := treeresource.ObjectAttrs(create)["content"]
+	if !content.IsKnown() {
+		return "", false
+	}
+	u := treeresource.ObjectAttrs(content)["url"]
+	if !u.IsKnown() {
+		return "", false
+	}
+	return contentURL(attrs), true
 }
 
 // contentAttrs returns create.content's attributes, nil when not set.
@@ -342,8 +365,17 @@ func verifyContentAttribute() schema.Attribute {
 	}
 }
 
+// PrivateSetter is the part of the framework's private state ModifyPlan uses.
+type PrivateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+type PrivateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
 // recordWritten keeps what the new volume holds in private state.
-func recordWritten(ctx context.Context, w *storage.VolumeDigest, private privateSetter) diag.Diagnostics {
+func recordWritten(ctx context.Context, w *storage.VolumeDigest, private PrivateSetter) diag.Diagnostics {
 	if w == nil {
 		return nil
 	}
@@ -352,43 +384,6 @@ func recordWritten(ctx context.Context, w *storage.VolumeDigest, private private
 		return nil
 	}
 	return private.SetKey(ctx, privateContentWritten, b)
-}
-
-// verifyRecordedContent runs after a refresh: with verify_content, a
-// volume that no longer holds what was written has its content_digest
-// nulled (ModifyPlan then replaces it).
-func (r *volumeResource) verifyRecordedContent(ctx context.Context, private privateGetter, resp *resource.ReadResponse) {
-	attrs := treeresource.ObjectAttrs(resp.State.Raw)
-	if on, _ := treeresource.Bool(attrs, "verify_content"); !on {
-		return
-	}
-	if attrs["content_digest"].IsNull() {
-		return
-	}
-	b, _ := private.GetKey(ctx, privateContentWritten)
-	var want storage.VolumeDigest
-	if b == nil || json.Unmarshal(b, &want) != nil {
-		return
-	}
-	key, _ := treeresource.String(attrs, "id")
-	got, err := libvirtops.Volumes(r.Client()).Digest(ctx, key, want.Digest.Algorithm, want.Length)
-	if err != nil {
-		resp.Diagnostics.AddAttributeWarning(path.Root("verify_content"), "Cannot verify the volume's content", err.Error())
-		return
-	}
-	if got == want.Digest {
-		return
-	}
-	what := fmt.Sprintf("its first %d bytes have %s", want.Length, got)
-	if got.Hex == "" {
-		what = fmt.Sprintf("it has fewer than the %d bytes recorded", want.Length)
-	}
-	resp.Diagnostics.AddAttributeWarning(path.Root("content_digest"), "Volume content changed",
-		fmt.Sprintf("Volume %s no longer holds the content recorded when it was created or adopted: %s, %s then. It was truncated or "+
-			"written to outside of this configuration; the plan replaces it with its content. To keep it as it is, set "+
-			"verify_content = false.", key, what, want.Digest))
-	attrs["content_digest"] = tftypes.NewValue(tftypes.String, nil)
-	resp.State.Raw = tftypes.NewValue(resp.State.Raw.Type(), attrs)
 }
 
 // planReplaceAltered replaces, at plan, a volume whose verification at

@@ -1,4 +1,4 @@
-package provider
+package volumecontent
 
 import (
 	"strings"

@@ -1,18 +1,16 @@
-package provider
+package volumecontent
 
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"libvirt.org/go/libvirtxml"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
-	"github.com/virtxml/terraform-provider-libvirt/internal/storage"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
@@ -77,39 +75,11 @@ func checkRBDContent(poolDef func(name string) (*libvirtxml.StoragePool, error),
 
 // planCheckRBDContent runs checkRBDContent at plan for a new volume with
 // content.
-func (r *volumeResource) planCheckRBDContent(ctx context.Context, plan map[string]tftypes.Value, diags *diag.Diagnostics) {
-	if contentURL(plan) == "" || r.Client() == nil {
+func planCheckRBDContent(ctx context.Context, c *libvirtconn.Client, plan map[string]tftypes.Value, diags *diag.Diagnostics) {
+	if contentURL(plan) == "" || c == nil {
 		return
 	}
 	checkRBDContent(func(name string) (*libvirtxml.StoragePool, error) {
-		return libvirtops.Volumes(r.Client()).PoolDefinition(ctx, name)
+		return libvirtops.Volumes(c).PoolDefinition(ctx, name)
 	}, plan, diags)
-}
-
-// createRBDFromContent fills a new volume of an rbd pool from src on the
-// upload's connection and reports a failure; ok is false when it failed
-// (the diagnostics say why).
-func (r *volumeResource) createRBDFromContent(ctx context.Context, up *libvirtops.Upload, poolName string, def *libvirtxml.StoragePool,
-	doc *libvirtxml.StorageVolume, plan map[string]tftypes.Value, src *storage.Source, rawPlan tftypes.Value, resp *resource.CreateResponse) (string, bool) {
-	capacity, _ := sizeBytes(plan, "capacity")
-	key, err := up.CreateRBD(ctx, def, doc, capacity, stagingPool(plan), src, progressLogger(ctx))
-	if err == nil {
-		return key, true
-	}
-	// CreateRBDVolume cleans up on its connection, but that may be closing
-	// (a cancelled apply closes it, and go-libvirt notices a moment later):
-	// whatever is left is removed on a new one. Every name is this volume's
-	// own (the volume did not exist before), so this never removes another's.
-	msg := err.Error()
-	removed, rerr := libvirtops.Volumes(r.Client()).CleanUpRBDCreate(ctx, poolName, stagingPool(plan), doc.Name)
-	if len(removed) > 0 {
-		msg += "; " + strings.Join(removed, " and ") + " deleted on a new connection"
-	}
-	if rerr != nil {
-		r.recordUnfinished(rawPlan, key, poolName, doc.Name, resp)
-		msg += fmt.Sprintf("; the RBD image may remain half-written and is recorded as tainted: the next apply deletes "+
-			"and re-creates it (%v)", rerr)
-	}
-	resp.Diagnostics.AddError("Cannot create RBD volume from content", msg)
-	return key, false
 }

@@ -1,4 +1,10 @@
-package provider
+// Package actions serves the provider's Terraform actions (Terraform 1.14
+// and later): day-2 operations on one domain (reboot, reset, shutdown,
+// grow a filesystem, revert to a snapshot). Its one job is reading an
+// action's configuration and reporting its progress; the libvirt work is
+// internal/libvirtops's, the host an invocation runs on is chosen by
+// internal/hostroute, and the provider registers the list (All).
+package actions
 
 import (
 	"context"
@@ -10,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/virtxml/terraform-provider-libvirt/internal/hostroute"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtconn"
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
 	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
@@ -21,20 +28,9 @@ import (
 // cancels it, and changes nothing in state. The libvirt work is
 // internal/libvirtops's; the types here read the configuration and report.
 
-// Actions lists every action the provider serves.
-func (p *libvirtProvider) Actions(context.Context) []func() action.Action {
-	return []func() action.Action{
-		NewDomainFsGrowAction,
-		NewDomainRebootAction,
-		NewDomainResetAction,
-		NewDomainShutdownAction,
-		NewDomainSnapshotRevertAction,
-	}
-}
-
 const (
 	attrActionDomain = "domain"
-	attrActionHost   = attrHost
+	attrActionHost   = hostroute.Attr
 )
 
 // domainAction is what the domain actions share: the connection of the

@@ -1,4 +1,11 @@
-package provider
+// Package listing lists the objects of a host for adopting them: the list
+// resources (Terraform 1.14 and later: `list` blocks, `terraform query`)
+// and the plural data sources (libvirt_domains, ...: the OpenTofu path),
+// one of each per tree resource, with the same filters. Its one job is
+// selecting objects and handing out their identity and adoption view; what
+// a kind's object looks like comes from the provider's resources
+// (Catalog), the listing itself from internal/libvirtops.
+package listing
 
 import (
 	"context"
@@ -27,7 +34,19 @@ import (
 // the object's identity (treeresource's, identity.go) and, with
 // include_resource, the value the resource would hold after importing it
 // (its adoption view: what libvirt fills in by itself left out, see
-// shorten.go).
+// internal/provider/shorten.go).
+
+// Catalog is what the provider hands the listing.
+type Catalog struct {
+	// TypeName is the provider's type name, the prefix of every type name.
+	TypeName string
+	// Resources are the tree resources by kind ("domain", "volume", ...):
+	// an object's read through its resource gives its adoption view.
+	Resources map[string]func() resource.Resource
+	// Tree is the tree resources' protocol layer, which holds their
+	// schemas and identities; nil until the protocol server is built.
+	Tree func() *treeresource.Server
+}
 
 // listFilter holds the list block's configuration.
 type listFilter struct {
@@ -51,7 +70,7 @@ type listKind struct {
 	// identity are the identity attributes a listed object gives
 	identity func(o libvirtops.Listed) map[string]tftypes.Value
 	// newResource is the resource of the same name, whose read gives the
-	// object's value for include_resource
+	// object's value for include_resource (Catalog.Resources)
 	newResource func() resource.Resource
 }
 
@@ -59,14 +78,15 @@ func uuidListed(o libvirtops.Listed) map[string]tftypes.Value {
 	return map[string]tftypes.Value{"id": treeresource.StringValue(o.ID)}
 }
 
-func listKinds() []listKind {
+// kinds are the kinds listed, with their resources from the catalog.
+func (c Catalog) kinds() []listKind {
 	all := func(f func(context.Context, *libvirtconn.Client) ([]libvirtops.Listed, error)) func(context.Context, *libvirtconn.Client, listFilter) ([]libvirtops.Listed, error) {
 		return func(ctx context.Context, c *libvirtconn.Client, _ listFilter) ([]libvirtops.Listed, error) {
 			return f(ctx, c)
 		}
 	}
-	return []listKind{
-		{name: "domain", noun: "domains", newResource: NewDomainResource, identity: uuidListed,
+	kinds := []listKind{
+		{name: "domain", noun: "domains", identity: uuidListed,
 			extra: map[string]filterDef{"state": {oneOf: []string{"running", "stopped"},
 				description: "Only domains in this state: `running` (running or paused) or `stopped` (defined, not running)."}},
 			list: func(ctx context.Context, c *libvirtconn.Client, f listFilter) ([]libvirtops.Listed, error) {
@@ -82,11 +102,11 @@ func listKinds() []listKind {
 				}
 				return out, nil
 			}},
-		{name: "network", noun: "networks", newResource: NewNetworkResource, identity: uuidListed, list: all(libvirtops.ListNetworks)},
-		{name: "pool", noun: "storage pools", newResource: NewPoolResource, identity: uuidListed, list: all(libvirtops.ListPools)},
-		{name: "nwfilter", noun: "network filters", newResource: NewNWFilterResource, identity: uuidListed, list: all(libvirtops.ListNWFilters)},
-		{name: "secret", noun: "secrets", newResource: NewSecretResource, identity: uuidListed, list: all(libvirtops.ListSecrets)},
-		{name: "volume", noun: "volumes", newResource: NewVolumeResource,
+		{name: "network", noun: "networks", identity: uuidListed, list: all(libvirtops.ListNetworks)},
+		{name: "pool", noun: "storage pools", identity: uuidListed, list: all(libvirtops.ListPools)},
+		{name: "nwfilter", noun: "network filters", identity: uuidListed, list: all(libvirtops.ListNWFilters)},
+		{name: "secret", noun: "secrets", identity: uuidListed, list: all(libvirtops.ListSecrets)},
+		{name: "volume", noun: "volumes",
 			identity: func(o libvirtops.Listed) map[string]tftypes.Value {
 				return map[string]tftypes.Value{"id": treeresource.StringValue(o.ID), "pool": treeresource.StringValue(o.Pool), "name": treeresource.StringValue(o.Name)}
 			},
@@ -95,13 +115,17 @@ func listKinds() []listKind {
 			list: func(ctx context.Context, c *libvirtconn.Client, f listFilter) ([]libvirtops.Listed, error) {
 				return libvirtops.ListVolumes(ctx, c, f.pool)
 			}},
-		{name: "domain_snapshot", noun: "domain snapshots", newResource: NewDomainSnapshotResource, identity: uuidListed,
+		{name: "domain_snapshot", noun: "domain snapshots", identity: uuidListed,
 			extra: map[string]filterDef{"domain": {
 				description: "Only the snapshots of this domain (UUID or name). Unset: the snapshots of every domain."}},
 			list: func(ctx context.Context, c *libvirtconn.Client, f listFilter) ([]libvirtops.Listed, error) {
 				return libvirtops.ListSnapshots(ctx, c, f.domain)
 			}},
 	}
+	for i := range kinds {
+		kinds[i].newResource = c.Resources[kinds[i].name]
+	}
+	return kinds
 }
 
 // filters are the kind's filters, host and name included.
@@ -132,20 +156,20 @@ func (k listKind) selected(ctx context.Context, c *libvirtconn.Client, f listFil
 	return out, nil
 }
 
-// ListResources lists the list resources, one per tree resource.
-func (p *libvirtProvider) ListResources(context.Context) []func() list.ListResource {
+// ListResources are the list resources, one per tree resource.
+func (c Catalog) ListResources() []func() list.ListResource {
 	var out []func() list.ListResource
-	for _, k := range listKinds() {
-		out = append(out, func() list.ListResource { return &treeList{kind: k, p: p} })
+	for _, k := range c.kinds() {
+		out = append(out, func() list.ListResource { return &treeList{kind: k, catalog: c} })
 	}
 	return out
 }
 
 // treeList is the list resource of one kind.
 type treeList struct {
-	kind  listKind
-	p     *libvirtProvider
-	hosts *hostroute.Set
+	kind    listKind
+	catalog Catalog
+	hosts   *hostroute.Set
 }
 
 var (
@@ -173,28 +197,35 @@ func (l *treeList) ListResourceConfigSchema(_ context.Context, _ list.ListResour
 }
 
 func (l *treeList) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
+	l.hosts = hostsOf(req.ProviderData, &resp.Diagnostics)
+}
+
+// hostsOf is the provider's host set, which the provider hands the list
+// resources and the data sources as their data (nil before it is
+// configured).
+func hostsOf(providerData any, diags *diag.Diagnostics) *hostroute.Set {
+	if providerData == nil {
+		return nil
 	}
-	hosts, ok := req.ProviderData.(*hostroute.Set)
+	hosts, ok := providerData.(*hostroute.Set)
 	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *hostroute.Set, got %T; this is a provider bug", req.ProviderData))
-		return
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *hostroute.Set, got %T; this is a provider bug", providerData))
 	}
-	l.hosts = hosts
+	return hosts
 }
 
 // RawV6Schemas hands the framework the resource's protocol schema and
 // identity schema: the tree resources' identity lives in the protocol layer
 // (treeresource/identity.go), not in the framework.
 func (l *treeList) RawV6Schemas(ctx context.Context, _ list.RawV6SchemaRequest, resp *list.RawV6SchemaResponse) {
-	if l.p.tree == nil {
+	tree := l.catalog.Tree()
+	if tree == nil {
 		return
 	}
-	typeName := providerTypeName + "_" + l.kind.name
-	if sch := l.p.tree.ResourceSchema(typeName); sch != nil {
+	typeName := l.catalog.TypeName + "_" + l.kind.name
+	if sch := tree.ResourceSchema(typeName); sch != nil {
 		resp.ProtoV6Schema = sch
-		resp.ProtoV6IdentitySchema = l.p.tree.IdentitySchema(typeName)
+		resp.ProtoV6IdentitySchema = tree.IdentitySchema(typeName)
 	}
 }
 
@@ -216,7 +247,7 @@ func (l *treeList) List(ctx context.Context, req list.ListRequest, stream *list.
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return
 	}
-	typeName := providerTypeName + "_" + l.kind.name
+	typeName := l.catalog.TypeName + "_" + l.kind.name
 	// the object type once: the domain's schema has thousands of attributes
 	objType := req.ResourceSchema.Type().TerraformType(ctx)
 	stream.Results = func(push func(list.ListResult) bool) {
@@ -320,7 +351,10 @@ func (l *treeList) result(ctx context.Context, req list.ListRequest, objType tft
 	if host != "" {
 		attrs[hostroute.Attr] = treeresource.StringValue(host)
 	}
-	id := l.p.tree.IdentityOfAttrs(typeName, attrs)
+	var id *tftypes.Value
+	if tree := l.catalog.Tree(); tree != nil {
+		id = tree.IdentityOfAttrs(typeName, attrs)
+	}
 	if id == nil {
 		res.Diagnostics.AddError("No identity", fmt.Sprintf("%s %s: this is a provider bug", typeName, o.Name))
 		return res

@@ -1,4 +1,4 @@
-package provider
+package actions
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
 // The power actions: libvirt_domain_reboot, libvirt_domain_reset and
@@ -139,8 +140,8 @@ func (a *domainShutdownAction) Schema(_ context.Context, _ action.SchemaRequest,
 				Description: "How long to wait for the graceful shutdown before forcing the domain off, as a Go duration " +
 					"(\"90s\", \"5m\"). \"0s\" forces it off at once. A domain that cannot receive the request (paused, " +
 					"or with neither `features.acpi` nor a guest agent channel) is forced off without waiting. Default: \"" +
-					defaultShutdownTimeout + "\", as the domain's `shutdown_timeout`.",
-				Validators: []validator.String{durationValidator{allowZero: true}},
+					libvirtops.DefaultShutdownTimeout + "\", as the domain's `shutdown_timeout`.",
+				Validators: []validator.String{treeresource.DurationValidator{AllowZero: true}},
 			},
 		}),
 	}
@@ -156,7 +157,7 @@ func (a *domainShutdownAction) Invoke(ctx context.Context, req action.InvokeRequ
 	if !ok {
 		return
 	}
-	def, _ := time.ParseDuration(defaultShutdownTimeout)
+	def, _ := time.ParseDuration(libvirtops.DefaultShutdownTimeout)
 	outcome, err := libvirtops.Domains(a.client).Shutdown(ctx, t.uuid, durationOr(m.Timeout, def), false, t.progress)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot shut down domain "+t.name, err.Error())

@@ -1,4 +1,4 @@
-package provider
+package actions
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/virtxml/terraform-provider-libvirt/internal/libvirtops"
+	"github.com/virtxml/terraform-provider-libvirt/internal/treeresource"
 )
 
 var _ action.ActionWithConfigure = (*domainFsGrowAction)(nil)
@@ -59,7 +60,7 @@ func (a *domainFsGrowAction) Schema(_ context.Context, _ action.SchemaRequest, r
 			"timeout": schema.StringAttribute{
 				Optional:    true,
 				Description: "How long the whole procedure may take, as a Go duration. Default: \"" + defaultFsGrowTimeout + "\".",
-				Validators:  []validator.String{durationValidator{}},
+				Validators:  []validator.String{treeresource.DurationValidator{}},
 			},
 		}),
 	}
