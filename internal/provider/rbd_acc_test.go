@@ -444,7 +444,7 @@ resource "libvirt_volume" "v" {
 				// missing): the copy fails after the RBD image was created,
 				// which is then deleted, as is the staging volume
 				Config:      base + rbdVolumeConfig(rbdPrefix+"-nobacking", broken, ""),
-				ExpectError: regexp.MustCompile(`(?s)Cannot create RBD volume from content.*starting the transient copy domain`),
+				ExpectError: regexp.MustCompile(`(?s)Cannot create volume.*copying\s+the\s+content\s+into\s+RBD.*starting the transient copy domain`),
 			},
 			{
 				Config: base,
@@ -459,7 +459,7 @@ resource "libvirt_volume" "v" {
 				// after the copy, the finished volume is recorded as tainted and
 				// the next step's apply deletes it
 				Config: base + rbdVolumeConfig(rbdPrefix+"-timeout", big, `timeouts = { create = "1s" }`),
-				ExpectError: regexp.MustCompile(`(?s)Cannot create RBD volume from content.*(context\s+deadline\s+exceeded|deleted\s+on\s+a\s+new\s+connection|interrupted)|` +
+				ExpectError: regexp.MustCompile(`(?s)Cannot create volume.*(context\s+deadline\s+exceeded|deleted\s+on\s+a\s+new\s+connection|interrupted)|` +
 					`Cannot read volume after create.*recorded\s+as\s+tainted`),
 			},
 			{
