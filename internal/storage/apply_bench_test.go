@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
+	"text/template"
 	"time"
 
 	"libvirt.org/go/libvirtxml"
@@ -80,25 +82,13 @@ func TestApplyThroughput(t *testing.T) {
 		t.Fatalf("building the provider: %v\n%s", err, out)
 	}
 	cliConfig := filepath.Join(dir, "cli.tfrc")
-	writeFile(t, cliConfig, fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.opentofu.org/virtxml/libvirt\" = %q\n  }\n  direct {}\n}\n", bin))
+	writeFile(t, cliConfig, benchConfig(t, benchCLIConfig, map[string]any{"Bin": bin}))
 	// names unique to this run: other benchmarks may share the pool
 	prefix := fmt.Sprintf("bench-apply-%d", os.Getpid())
-	work := func(name, volume string) func(args ...string) time.Duration {
+	work := func(name string, volume map[string]any) func(args ...string) time.Duration {
 		wd := filepath.Join(dir, name)
-		writeFile(t, filepath.Join(wd, "main.tf"), fmt.Sprintf(`terraform {
-  required_providers {
-    libvirt = { source = "virtxml/libvirt" }
-  }
-}
-provider "libvirt" {
-  uri = %q
-}
-resource "libvirt_volume" "v" {
-  name = "%s-%s.img"
-  pool = %q
-  %s
-}
-`, uri, prefix, name, poolName, volume))
+		volume["URI"], volume["Name"], volume["Pool"] = uri, prefix+"-"+name+".img", poolName
+		writeFile(t, filepath.Join(wd, "main.tf"), benchConfig(t, benchVolumeConfig, volume))
 		return func(args ...string) time.Duration {
 			cmd := exec.Command(tofu, args...)
 			cmd.Dir = wd
@@ -112,8 +102,8 @@ resource "libvirt_volume" "v" {
 			return time.Since(start)
 		}
 	}
-	upload := work("upload", fmt.Sprintf("create = { content = { url = %q } }", file))
-	empty := work("empty", fmt.Sprintf("capacity = %d\n  target = { format = { type = \"raw\" } }", size))
+	upload := work("upload", map[string]any{"URL": file})
+	empty := work("empty", map[string]any{"Capacity": size})
 	apply := []string{"apply", "-auto-approve", "-input=false", "-no-color"}
 	destroy := []string{"destroy", "-auto-approve", "-input=false", "-no-color"}
 	t.Cleanup(func() {
@@ -220,4 +210,46 @@ func writeFile(t *testing.T, name, content string) {
 	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The configurations the apply benchmark runs tofu with.
+const (
+	benchCLIConfig = `provider_installation {
+  dev_overrides {
+    "registry.opentofu.org/virtxml/libvirt" = {{q .Bin}}
+  }
+  direct {}
+}
+`
+	// a volume uploaded from URL, or an empty raw one of Capacity bytes
+	benchVolumeConfig = `terraform {
+  required_providers {
+    libvirt = { source = "virtxml/libvirt" }
+  }
+}
+provider "libvirt" {
+  uri = {{q .URI}}
+}
+resource "libvirt_volume" "v" {
+  name = {{q .Name}}
+  pool = {{q .Pool}}
+{{- if .URL}}
+  create = { content = { url = {{q .URL}} } }
+{{- else}}
+  capacity = {{.Capacity}}
+  target = { format = { type = "raw" } }
+{{- end}}
+}
+`
+)
+
+// benchConfig renders a configuration template; q quotes a string as HCL does.
+func benchConfig(t testing.TB, text string, data map[string]any) string {
+	t.Helper()
+	var b strings.Builder
+	tmpl := template.Must(template.New("config").Funcs(template.FuncMap{"q": strconv.Quote}).Parse(text))
+	if err := tmpl.Execute(&b, data); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
