@@ -88,8 +88,9 @@ log "reading the schema with $("$TOFU" version | head -1)"
 # OpenTofu knows no actions: its schema has none, and `action` blocks do not
 # validate with it. The action schemas come from Terraform 1.14+ (the test
 # environment's TERRAFORM_115) reading the same build, added to the schema
-# tfplugindocs renders from; examples/actions is checked with it (tf_actions
-# below), and documentation blocks of actions carry a `not validated` marker.
+# tfplugindocs renders from; examples/actions and examples/list-resources are
+# checked with it (tf_examples below), and so are the documentation blocks
+# marked `terraform` (actions, imports by identity, list blocks).
 TERRAFORM=${TERRAFORM:-${TERRAFORM_115:-/var/cache/tfplv/terraform-1.15.9}}
 TF_PROVIDER_ADDR=registry.terraform.io/virtxml/libvirt
 if [[ ! -x $TERRAFORM ]]; then
@@ -125,26 +126,37 @@ jq --arg addr "$PROVIDER_ADDR" --arg tfaddr "$TF_PROVIDER_ADDR" --slurpfile tf "
   "$work/schema-full.json" >"$work/schema-merged.json"
 mv "$work/schema-merged.json" "$work/schema-full.json"
 
-# tf_actions: terraform fmt -check and validate for each examples/actions
-# configuration.
-tf_actions() {
+
+# tf_validate DIR LABEL: terraform validate -query DIR (its *.tf and
+# *.tfquery.hcl files) with the provider under dev_overrides.
+tf_validate() {
+  local dir=$1 label=$2
+  cp "$work/tf-root/main.tf" "$dir/zz_required_providers.tf"
+  if ! tf_run "$dir" validate -no-color -query >"$work/tf-validate.log" 2>&1; then
+    cat "$work/tf-validate.log" >&2
+    echo "docs: $label does not validate with Terraform against the provider's schema" >&2
+    return 1
+  fi
+}
+
+# tf_examples: terraform fmt -check and validate for the examples only
+# Terraform understands: each examples/actions configuration and each list
+# resource's query file.
+tf_examples() {
   local f dir bad=0
-  for f in examples/actions/*/action.tf; do
+  for f in examples/actions/*/action.tf examples/list-resources/*/list-resource.tfquery.hcl; do
     [[ -f $f ]] || continue
     dir=$work/tf-ex/$(dirname "$f" | tr / _)
     mkdir -p "$dir"
-    cp "$(dirname "$f")"/*.tf "$dir/"
-    cp "$work/tf-root/main.tf" "$dir/zz_required_providers.tf"
+    cp "$(dirname "$f")"/* "$dir/"
     if ! "$TERRAFORM" fmt -check -diff "$dir" >"$work/tf-fmt.log" 2>&1; then
       cat "$work/tf-fmt.log" >&2
       echo "docs: $f is not formatted like terraform fmt" >&2
       bad=1
     fi
-    if tf_run "$dir" validate -no-color >"$work/tf-validate.log" 2>&1; then
+    if tf_validate "$dir" "$f (Terraform)"; then
       log "hcl: $f validates (Terraform)"
     else
-      cat "$work/tf-validate.log" >&2
-      echo "docs: $f does not validate with Terraform" >&2
       bad=1
     fi
   done
@@ -236,18 +248,6 @@ tofu_validate() {
   fi
 }
 
-# tf_validate DIR LABEL: terraform validate -query DIR (its *.tf and
-# *.tfquery.hcl files) with the provider under dev_overrides.
-tf_validate() {
-  local dir=$1 label=$2
-  cp "$work/tf-root/main.tf" "$dir/zz_required_providers.tf"
-  rm -f "$dir/zz_required_providers.tf.tofu"
-  if ! tf_run "$dir" validate -no-color -query >"$work/tf-validate.log" 2>&1; then
-    cat "$work/tf-validate.log" >&2
-    echo "docs: $label does not validate with Terraform against the provider's schema" >&2
-    return 1
-  fi
-}
 
 # tofu_fmt_check DIR LABEL
 tofu_fmt_check() {
@@ -287,19 +287,6 @@ check_example_dirs() {
     cp "$f" "$dir/"
     [[ -f $(dirname "$f")/import-by-string-id.tf ]] && cp "$(dirname "$f")/import-by-string-id.tf" "$dir/"
     validate_example_dir "$dir" "$f" || bad=1
-  done
-  # List resources' examples: query files, Terraform's (1.14+).
-  for f in examples/list-resources/*/list-resource.tfquery.hcl; do
-    [[ -f $f ]] || continue
-    dir=$work/ex/$(dirname "$f" | tr / _)
-    mkdir -p "$dir"
-    cp "$f" "$dir/"
-    tofu_fmt_check "$dir" "$f" || bad=1
-    if tf_validate "$dir" "$f (Terraform)"; then
-      log "hcl: $f validates (Terraform, -query)"
-    else
-      bad=1
-    fi
   done
   # Whole example configurations (quickstart, two-vms-nat, ...).
   for f in examples/*/main.tf; do
@@ -608,7 +595,7 @@ check_examples() {
   mkdir -p "$work/home/.ssh"
   echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDocsCheckPlaceholderKeyOnly docs-check" >"$work/home/.ssh/id_ed25519.pub"
   check_example_dirs || bad=1
-  tf_actions || bad=1
+  tf_examples || bad=1
   check_doc_blocks || bad=1
   return $bad
 }
